@@ -1,0 +1,14 @@
+# ctest helper: run EXE with ARGS (a ;-list) and require exit code EXPECT and exactly one
+# non-empty line on stderr (the project's rule for bad input: one clear line, no spew).
+execute_process(COMMAND ${EXE} ${ARGS}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+string(STRIP "${err}" err_stripped)
+string(REGEX MATCHALL "\n" newlines "${err_stripped}")
+list(LENGTH newlines n_newlines)
+if(NOT rc STREQUAL "${EXPECT}")
+  message(FATAL_ERROR "expected exit ${EXPECT}, got '${rc}' for: ${EXE} ${ARGS}\nstderr: ${err}")
+endif()
+if(err_stripped STREQUAL "" OR NOT n_newlines EQUAL 0)
+  message(FATAL_ERROR "expected exactly one line on stderr for: ${EXE} ${ARGS}\nstderr was:\n${err}")
+endif()
+message(STATUS "exit ${rc}, stderr: ${err_stripped}")

@@ -1,0 +1,63 @@
+#pragma once
+// The one command-line setup every lab shares, built on CLI11 (kept out of this header so
+// lab sources compile quickly under nvcc). Every lab gets the same common options, the same
+// error handling (one line on stderr, exit code 2) and the same --help footer.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct CommonOptions {
+  int device = 0;
+  int warmup = 3;
+  int repeat = 20;
+  bool json = false;
+  std::uint64_t seed = 42;
+  bool quiet = false;
+  bool no_l2_flush = false;
+  bool device_given = false;  // --device appeared on the command line
+};
+
+// Which of the common options a lab offers. Labs that time kernels take all of them;
+// device_query takes only --device and --json.
+enum class CommonSet { kAll, kDeviceAndJson };
+
+// Parses an integer the way the labs accept sizes: decimal digits, optionally followed by a
+// binary suffix K, M or G (64K = 65536), or a power of two written 2^k. Returns nullopt for
+// anything else (signs, spaces, trailing junk, overflow).
+std::optional<std::int64_t> parse_size(const std::string& text);
+
+class Cli {
+ public:
+  Cli(const std::string& lab_name, const std::string& description);
+  ~Cli();
+  Cli(const Cli&) = delete;
+  Cli& operator=(const Cli&) = delete;
+
+  // An integer positional argument or option in [min, max], parsed with parse_size.
+  void positional(const std::string& name, std::int64_t& value, const std::string& help,
+                  std::int64_t min, std::int64_t max);
+  void option(const std::string& flags, std::int64_t& value, const std::string& help,
+              std::int64_t min, std::int64_t max);
+  void option(const std::string& flags, int& value, const std::string& help, int min, int max);
+  // A string option; when `choices` is not empty, only those values are accepted.
+  void option(const std::string& flags, std::string& value, const std::string& help,
+              const std::vector<std::string>& choices = {});
+  void flag(const std::string& flags, bool& value, const std::string& help);
+  void add_common(CommonOptions& options, CommonSet which = CommonSet::kAll);
+  // Extra text for --help (examples, notes), printed before the exit-code table.
+  void footer(const std::string& text);
+
+  // Parses argv. Returns nullopt when the lab should run; otherwise the exit code to return:
+  // 0 after --help (printed on stdout), 2 after a usage error (one line on stderr).
+  std::optional<int> parse(int argc, const char* const* argv);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cudalab

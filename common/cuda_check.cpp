@@ -1,0 +1,35 @@
+#include "common/cuda_check.hpp"
+
+#include <fmt/format.h>
+
+namespace cudalab {
+
+namespace {
+std::string describe(cudaError_t code, const char* call, const char* file, int line) {
+  return fmt::format("{}:{}: {} failed: {} ({})", file, line, call, cudaGetErrorName(code),
+                     cudaGetErrorString(code));
+}
+}  // namespace
+
+CudaError::CudaError(cudaError_t code, const char* call, const char* file, int line)
+    : std::runtime_error(describe(code, call, file, line)), code_(code) {}
+
+void check_cuda(cudaError_t code, const char* call, const char* file, int line) {
+  if (code != cudaSuccess) {
+    // Clear the sticky "last error" so a test that expects this failure leaves no trace
+    // for the next CUDA call (errors that corrupt the context stay sticky regardless).
+    (void)cudaGetLastError();
+    throw CudaError(code, call, file, line);
+  }
+}
+
+void check_launch(const char* kernel, const char* file, int line) {
+  const std::string launch = fmt::format("launch of {}", kernel);
+  check_cuda(cudaGetLastError(), launch.c_str(), file, line);
+#if defined(CUDALAB_SYNC_AFTER_LAUNCH) && CUDALAB_SYNC_AFTER_LAUNCH
+  const std::string sync = fmt::format("cudaDeviceSynchronize after {}", kernel);
+  check_cuda(cudaDeviceSynchronize(), sync.c_str(), file, line);
+#endif
+}
+
+}  // namespace cudalab

@@ -1,0 +1,59 @@
+#pragma once
+// Device facts: what a lab needs to know about the GPU it runs on, read at run time
+// (never hard-coded for one GPU), and the arithmetic built on them.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace cudalab {
+
+struct DeviceFacts {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  int warp_size = 0;
+  int regs_per_sm = 0;
+  int regs_per_block = 0;
+  std::size_t smem_per_sm_bytes = 0;
+  std::size_t smem_per_block_bytes = 0;        // without opting in
+  std::size_t smem_per_block_optin_bytes = 0;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::size_t smem_reserved_per_block_bytes = 0;  // taken by the driver from every block (sm_80+)
+  int max_grid[3] = {0, 0, 0};
+  int max_block_dim[3] = {0, 0, 0};
+  std::size_t l2_bytes = 0;
+  int memory_bus_width_bits = 0;
+  int memory_clock_khz = 0;  // peak memory clock; CUDA 13 dropped cudaDeviceProp::memoryClockRate
+  int sm_clock_khz = 0;      // peak SM clock; likewise read with cudaDeviceGetAttribute
+  std::size_t global_mem_bytes = 0;
+  bool concurrent_kernels = false;
+  bool unified_addressing = false;
+
+  // "sm_90" for compute capability 9.0: the value for nvcc -arch.
+  std::string arch() const;
+  double theoretical_bandwidth_gbps() const;
+  long long max_resident_threads() const { return 1LL * sm_count * max_threads_per_sm; }
+  long long max_resident_warps() const {
+    return warp_size > 0 ? max_resident_threads() / warp_size : 0;
+  }
+};
+
+// Peak DRAM bandwidth in GB/s (1e9 bytes/s): the memory transfers data twice per clock
+// (double data rate) over a bus of `bus_width_bits`. H200: 2 x 3201 MHz x 6016 bit / 8 = 4814 GB/s.
+double theoretical_bandwidth_gbps(long long memory_clock_khz, int bus_width_bits);
+
+// Number of usable CUDA devices; 0 when there is none or no working driver, with the reason
+// in *why_not (when given). Never throws.
+int usable_device_count(std::string* why_not = nullptr);
+
+// Reads every fact with cudaGetDeviceProperties / cudaDeviceGetAttribute. Throws CudaError.
+DeviceFacts query_device(int ordinal);
+
+// Makes `ordinal` the current device. Throws NoDeviceError when no device is usable and
+// UsageError when the ordinal does not exist.
+void select_device(int ordinal);
+
+}  // namespace cudalab

@@ -1,0 +1,129 @@
+#include "common/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+
+namespace cudalab {
+
+std::string Value::text() const {
+  struct Visitor {
+    int decimals;
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(bool b) const { return b ? "yes" : "no"; }
+    std::string operator()(std::int64_t i) const { return fmt::format("{}", i); }
+    std::string operator()(double d) const { return fmt::format("{:.{}f}", d, decimals); }
+  };
+  return std::visit(Visitor{decimals_}, v_);
+}
+
+bool Value::is_number() const {
+  return std::holds_alternative<std::int64_t>(v_) || std::holds_alternative<double>(v_);
+}
+
+namespace {
+nlohmann::json to_json(const Value& v) {
+  return std::visit([](const auto& x) { return nlohmann::json(x); }, v.raw());
+}
+}  // namespace
+
+void Table::add_row(std::vector<Value> cells) {
+  if (cells.size() != columns_.size()) {
+    throw std::invalid_argument(fmt::format("Table::add_row: {} cells for {} columns", cells.size(),
+                                            columns_.size()));
+  }
+  rows_.push_back(std::move(cells));
+}
+
+std::string Table::render() const {
+  std::vector<std::size_t> width(columns_.size());
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    width[c] = columns_[c].title.size();
+    for (const auto& row : rows_) width[c] = std::max(width[c], row[c].text().size());
+  }
+  auto cell = [&](const std::string& s, std::size_t c, bool right) {
+    return right ? fmt::format("{:>{}}", s, width[c]) : fmt::format("{:<{}}", s, width[c]);
+  };
+  // Two spaces of indent and two between columns.
+  std::string out;
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const bool right = !rows_.empty() && rows_[0][c].is_number();
+    out += "  " + cell(columns_[c].title, c, right);
+  }
+  out += "\n";
+  for (std::size_t c = 0; c < columns_.size(); ++c) out += "  " + std::string(width[c], '-');
+  out += "\n";
+  for (const auto& row : rows_) {
+    for (std::size_t c = 0; c < columns_.size(); ++c) out += "  " + cell(row[c].text(), c, row[c].is_number());
+    out += "\n";
+  }
+  return out;
+}
+
+struct Report::Impl {
+  nlohmann::json doc = nlohmann::json::object();
+  nlohmann::json* current = &doc;
+  std::string item_key;
+};
+
+Report::Report(const std::string& lab, bool json, std::FILE* out)
+    : impl_(std::make_unique<Impl>()), json_(json), out_(out) {
+  impl_->doc["lab"] = lab;
+}
+
+Report::~Report() {
+  try {
+    if (!finished_) finish();
+  } catch (...) {
+    // never throw from a destructor
+  }
+}
+
+void Report::heading(const std::string& title) {
+  if (!json_) fmt::print(out_, "\n== {} ==\n", title);
+}
+
+void Report::field(const std::string& key, const std::string& label, const Value& value,
+                   const std::string& unit) {
+  (*impl_->current)[key] = to_json(value);
+  if (!json_) {
+    fmt::print(out_, "  {:<34} : {}{}{}\n", label, value.text(), unit.empty() ? "" : " ", unit);
+  }
+}
+
+void Report::table(const std::string& key, const Table& table) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : table.rows()) {
+    nlohmann::json obj = nlohmann::json::object();
+    for (std::size_t c = 0; c < table.columns().size(); ++c) obj[table.columns()[c].key] = to_json(row[c]);
+    rows.push_back(std::move(obj));
+  }
+  (*impl_->current)[key] = std::move(rows);
+  if (!json_) fmt::print(out_, "{}", table.render());
+}
+
+void Report::note(const std::string& text) {
+  impl_->doc["notes"].push_back(text);
+  if (!json_) fmt::print(out_, "{}\n", text);
+}
+
+void Report::begin_item(const std::string& array_key) {
+  auto& array = impl_->doc[array_key];
+  if (!array.is_array()) array = nlohmann::json::array();
+  array.push_back(nlohmann::json::object());
+  impl_->current = &array.back();
+}
+
+void Report::end_item() { impl_->current = &impl_->doc; }
+
+std::string Report::json_text() const { return impl_->doc.dump(2); }
+
+void Report::finish() {
+  finished_ = true;
+  if (json_) fmt::print(out_, "{}\n", impl_->doc.dump(2));
+  std::fflush(out_);
+}
+
+}  // namespace cudalab

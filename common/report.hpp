@@ -1,0 +1,91 @@
+#pragma once
+// The one report layer: what a lab prints goes through a Report, which renders it either as
+// readable text (headings, aligned "label : value" fields, tables) or, with --json, as a
+// single JSON document on stdout for scripts and graders.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cudalab {
+
+// A scalar for a field or a table cell. Doubles carry the number of decimals used in text.
+class Value {
+ public:
+  Value(const char* s) : v_(std::string(s)) {}
+  Value(std::string s) : v_(std::move(s)) {}
+  Value(bool b) : v_(b) {}
+  Value(int i) : v_(static_cast<std::int64_t>(i)) {}
+  Value(long i) : v_(static_cast<std::int64_t>(i)) {}
+  Value(long long i) : v_(static_cast<std::int64_t>(i)) {}
+  Value(unsigned i) : v_(static_cast<std::int64_t>(i)) {}
+  Value(unsigned long i) : v_(static_cast<std::int64_t>(i)) {}
+  Value(unsigned long long i) : v_(static_cast<std::int64_t>(i)) {}
+  Value(double d, int decimals = 2) : v_(d), decimals_(decimals) {}
+
+  std::string text() const;
+  bool is_number() const;
+  const std::variant<std::string, bool, std::int64_t, double>& raw() const { return v_; }
+
+ private:
+  std::variant<std::string, bool, std::int64_t, double> v_;
+  int decimals_ = 2;
+};
+
+struct Column {
+  std::string key;    // JSON key
+  std::string title;  // text header
+};
+
+class Table {
+ public:
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void add_row(std::vector<Value> cells);  // one cell per column
+  const std::vector<Column>& columns() const { return columns_; }
+  const std::vector<std::vector<Value>>& rows() const { return rows_; }
+  // Text rendering: numbers right-aligned, text left-aligned, one space-padded line per row.
+  std::string render() const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<Value>> rows_;
+};
+
+class Report {
+ public:
+  Report(const std::string& lab, bool json, std::FILE* out = stdout);
+  ~Report();
+  Report(const Report&) = delete;
+  Report& operator=(const Report&) = delete;
+
+  // Text: a blank line and "== title ==". JSON: ignored (structure comes from items/keys).
+  void heading(const std::string& title);
+  // Text: "  label : value unit". JSON: "key": value in the current object.
+  void field(const std::string& key, const std::string& label, const Value& value,
+             const std::string& unit = "");
+  // Text: the rendered table. JSON: "key": [ {column key: cell, ...}, ... ].
+  void table(const std::string& key, const Table& table);
+  // Text: the line as is. JSON: appended to the "notes" array.
+  void note(const std::string& text);
+  // Starts a new object appended to the array `array_key` of the top-level document
+  // (device_query: one object per device); fields go there until end_item().
+  void begin_item(const std::string& array_key);
+  void end_item();
+
+  bool json() const { return json_; }
+  // JSON mode: prints the document. Text mode: flushes. Called by the destructor otherwise.
+  void finish();
+  // The document built so far, as JSON text (for tests).
+  std::string json_text() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  bool json_;
+  std::FILE* out_;
+  bool finished_ = false;
+};
+
+}  // namespace cudalab

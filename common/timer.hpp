@@ -1,0 +1,101 @@
+#pragma once
+// Benchmark timing with CUDA events: warm-up launches, an L2 flush before every timed
+// repetition (so a buffer that fits in L2 - the H200's is 60 MB, a 4K RGBA frame is 33 MB -
+// is not measured from cache), N repetitions, and min / median / max.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+
+namespace cudalab {
+
+struct BenchmarkOptions {
+  int warmup = 3;         // untimed launches first (module load, clocks ramping up, TLB)
+  int repeat = 20;        // timed launches; the median is the headline number
+  bool flush_l2 = true;   // evict L2 before each timed launch
+};
+
+struct Timing {
+  std::vector<double> samples_ms;
+  double min_ms = 0, median_ms = 0, max_ms = 0;
+};
+
+// min / median / max of the samples (median of an even count: mean of the middle two).
+Timing summarize(std::vector<double> samples_ms);
+
+// Throughput helpers. GB/s is 1e9 bytes per second, as bandwidths are quoted by vendors.
+double gbps(double bytes, double ms);
+double percent(double part, double whole);
+
+// A start/stop pair of CUDA events on one stream.
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start(cudaStream_t stream = nullptr);
+  void stop(cudaStream_t stream = nullptr);
+  double elapsed_ms();  // waits for the stop event
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+// Writes a buffer twice the L2's size, which evicts whatever the timed kernel would find there.
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::size_t l2_bytes);
+  void flush(cudaStream_t stream = nullptr);
+
+ private:
+  DeviceBuffer<unsigned char> scratch_;
+};
+
+class Benchmarker {
+ public:
+  // Sizes the L2 flush for the current device.
+  explicit Benchmarker(BenchmarkOptions options);
+  const BenchmarkOptions& options() const { return options_; }
+
+  // Runs `launch()` (which enqueues work on `stream`) warmup + repeat times and times each
+  // repetition with events. Launch errors surface as CudaError.
+  template <typename Launch>
+  Timing run(Launch&& launch, cudaStream_t stream = nullptr) {
+    for (int i = 0; i < options_.warmup; ++i) launch();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> samples;
+    samples.reserve(static_cast<std::size_t>(options_.repeat));
+    for (int i = 0; i < options_.repeat; ++i) {
+      if (options_.flush_l2) flusher_.flush(stream);
+      timer_.start(stream);
+      launch();
+      timer_.stop(stream);
+      samples.push_back(timer_.elapsed_ms());
+    }
+    return summarize(std::move(samples));
+  }
+
+ private:
+  BenchmarkOptions options_;
+  L2Flusher flusher_;
+  EventTimer timer_;
+};
+
+// The copy ceiling: a large device-to-device cudaMemcpy, counting bytes read + written.
+// A bandwidth-bound kernel is judged against this, measured in the same process, as well
+// as against the theoretical peak.
+struct CopyCeiling {
+  std::size_t bytes = 0;  // size of the copy (each direction)
+  Timing timing;
+  double gbps = 0;        // 2 * bytes / median time
+};
+
+// Copies min(max_bytes, a third of free memory) bytes; 1 GiB by default.
+CopyCeiling measure_copy_ceiling(Benchmarker& bench, std::size_t max_bytes = std::size_t{1} << 30);
+
+}  // namespace cudalab

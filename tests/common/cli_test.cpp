@@ -1,0 +1,130 @@
+#include "common/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using cudalab::Cli;
+using cudalab::parse_size;
+
+// Runs Cli::parse on a command line given as words (argv[0] added).
+std::optional<int> parse(Cli& cli, std::vector<std::string> words) {
+  words.insert(words.begin(), "lab");
+  std::vector<const char*> argv;
+  for (const auto& w : words) argv.push_back(w.c_str());
+  return cli.parse(static_cast<int>(argv.size()), argv.data());
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += (c == '\n');
+  return n;
+}
+
+TEST(ParseSize, AcceptsDigitsSuffixesAndPowers) {
+  EXPECT_EQ(parse_size("0"), 0);
+  EXPECT_EQ(parse_size("3840"), 3840);
+  EXPECT_EQ(parse_size("64K"), 65536);
+  EXPECT_EQ(parse_size("64k"), 65536);
+  EXPECT_EQ(parse_size("1M"), 1 << 20);
+  EXPECT_EQ(parse_size("2G"), std::int64_t{2} << 30);
+  EXPECT_EQ(parse_size("2^28"), std::int64_t{1} << 28);
+  EXPECT_EQ(parse_size("2^0"), 1);
+  EXPECT_EQ(parse_size("9223372036854775807"), std::numeric_limits<std::int64_t>::max());
+}
+
+TEST(ParseSize, RejectsEverythingElse) {
+  for (const char* bad : {"", "abc", "-1", "+5", "1.5", "12x", "1KB", " 12", "12 ", "2^", "2^63",
+                          "2^x", "3^4", "9223372036854775808", "9000000000000000000G", "K"}) {
+    EXPECT_FALSE(parse_size(bad).has_value()) << "'" << bad << "'";
+  }
+}
+
+TEST(Cli, ParsesPositionalsOptionsAndCommonOptions) {
+  Cli cli("lab", "test");
+  std::int64_t width = 3840, height = 2160;
+  std::string variant = "all";
+  cudalab::CommonOptions common;
+  cli.positional("width", width, "w", 1, 1 << 20);
+  cli.positional("height", height, "h", 1, 1 << 20);
+  cli.option("--variant", variant, "v", {"all", "naive", "x4"});
+  cli.add_common(common);
+  EXPECT_EQ(parse(cli, {"76", "62", "--variant", "x4", "--repeat", "5", "--json", "--device", "1"}),
+            std::nullopt);
+  EXPECT_EQ(width, 76);
+  EXPECT_EQ(height, 62);
+  EXPECT_EQ(variant, "x4");
+  EXPECT_EQ(common.repeat, 5);
+  EXPECT_TRUE(common.json);
+  EXPECT_EQ(common.device, 1);
+  EXPECT_TRUE(common.device_given);
+}
+
+TEST(Cli, DefaultsStayWhenNothingIsGiven) {
+  Cli cli("lab", "test");
+  std::int64_t n = 1000;
+  cudalab::CommonOptions common;
+  cli.positional("n", n, "n", 1, 1000000);
+  cli.add_common(common);
+  EXPECT_EQ(parse(cli, {}), std::nullopt);
+  EXPECT_EQ(n, 1000);
+  EXPECT_EQ(common.warmup, 3);
+  EXPECT_EQ(common.repeat, 20);
+  EXPECT_FALSE(common.json);
+  EXPECT_FALSE(common.device_given);
+}
+
+TEST(Cli, HelpExitsZeroOnStdout) {
+  Cli cli("lab", "does things");
+  cudalab::CommonOptions common;
+  cli.add_common(common);
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parse(cli, {"--help"}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("does things"), std::string::npos);
+  EXPECT_NE(out.find("--repeat"), std::string::npos);
+  EXPECT_NE(out.find("77 no usable CUDA device"), std::string::npos);
+}
+
+TEST(Cli, BadInputGivesExitTwoAndOneLine) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"abc"},              // not a number
+      {"0"},                // below the minimum
+      {"-5"},               // negative
+      {"2000000"},          // above the maximum
+      {"--nope"},           // unknown flag
+      {"5", "6"},           // extra positional
+      {"--variant", "x9"},  // not one of the choices
+      {"--repeat", "0"},    // repeat must be >= 1
+      {"--device"},         // missing value
+  };
+  for (const auto& words : bad) {
+    Cli cli("lab", "test");
+    std::int64_t n = 1;
+    std::string variant = "all";
+    cudalab::CommonOptions common;
+    cli.positional("n", n, "n", 1, 1000000);
+    cli.option("--variant", variant, "v", {"all", "naive"});
+    cli.add_common(common);
+    testing::internal::CaptureStderr();
+    const auto code = parse(cli, words);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, 2) << words[0];
+    EXPECT_EQ(count_lines(err), 1) << err;
+    EXPECT_EQ(err.rfind("lab: error: ", 0), 0u) << err;
+  }
+}
+
+TEST(Cli, DeviceAndJsonSetHasNoTimingOptions) {
+  Cli cli("lab", "test");
+  cudalab::CommonOptions common;
+  cli.add_common(common, cudalab::CommonSet::kDeviceAndJson);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse(cli, {"--repeat", "3"}), 2);
+  testing::internal::GetCapturedStderr();
+}
+
+}  // namespace

@@ -1,0 +1,79 @@
+// CPU-side arithmetic of device facts and timing: no GPU needed.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/device_facts.hpp"
+#include "common/timer.hpp"
+
+namespace {
+
+TEST(TheoreticalBandwidth, H200) {
+  // 2 transfers per clock x 3201 MHz x 6016 bit / 8 = 4814.3 GB/s.
+  EXPECT_NEAR(cudalab::theoretical_bandwidth_gbps(3201000, 6016), 4814.3, 0.05);
+}
+
+TEST(TheoreticalBandwidth, A100FromTheNotes) {
+  // The notes compute 2 x 1215 MHz x 512 B = 1244 GB/s and blame the boost clock for the gap
+  // to the quoted 1555 GB/s. The gap is the bus: the 40 GB A100 has 5120 bits (640 B), and
+  // 2 x 1215 MHz x 640 B is exactly the quoted 1555 GB/s.
+  EXPECT_NEAR(cudalab::theoretical_bandwidth_gbps(1215000, 5120), 1555.2, 0.05);
+  EXPECT_NEAR(cudalab::theoretical_bandwidth_gbps(1215000, 4096), 1244.16, 0.05);
+}
+
+TEST(TheoreticalBandwidth, ZeroInputsGiveZero) {
+  EXPECT_EQ(cudalab::theoretical_bandwidth_gbps(0, 6016), 0.0);
+  EXPECT_EQ(cudalab::theoretical_bandwidth_gbps(3201000, 0), 0.0);
+}
+
+TEST(DeviceFacts, DerivedNumbers) {
+  cudalab::DeviceFacts f;
+  f.cc_major = 9;
+  f.cc_minor = 0;
+  f.sm_count = 132;
+  f.max_threads_per_sm = 2048;
+  f.warp_size = 32;
+  f.memory_clock_khz = 3201000;
+  f.memory_bus_width_bits = 6016;
+  EXPECT_EQ(f.arch(), "sm_90");
+  EXPECT_EQ(f.max_resident_threads(), 270336);
+  EXPECT_EQ(f.max_resident_warps(), 8448);
+  EXPECT_NEAR(f.theoretical_bandwidth_gbps(), 4814.3, 0.05);
+}
+
+TEST(UsableDeviceCount, NeverThrowsAndExplainsZero) {
+  std::string why;
+  const int n = cudalab::usable_device_count(&why);
+  EXPECT_GE(n, 0);
+  if (n == 0) {
+    EXPECT_FALSE(why.empty());
+  }
+}
+
+TEST(Summarize, OddAndEvenCounts) {
+  const auto odd = cudalab::summarize({3.0, 1.0, 2.0});
+  EXPECT_EQ(odd.min_ms, 1.0);
+  EXPECT_EQ(odd.median_ms, 2.0);
+  EXPECT_EQ(odd.max_ms, 3.0);
+  EXPECT_EQ(odd.samples_ms.size(), 3u);
+  EXPECT_EQ(odd.samples_ms[0], 3.0);  // samples keep their order
+  const auto even = cudalab::summarize({4.0, 1.0, 3.0, 2.0});
+  EXPECT_EQ(even.median_ms, 2.5);
+  const auto one = cudalab::summarize({7.0});
+  EXPECT_EQ(one.min_ms, 7.0);
+  EXPECT_EQ(one.median_ms, 7.0);
+  EXPECT_EQ(one.max_ms, 7.0);
+  EXPECT_EQ(cudalab::summarize({}).median_ms, 0.0);
+}
+
+TEST(Throughput, GbpsAndPercent) {
+  // 1 GB in 1 ms is 1000 GB/s.
+  EXPECT_DOUBLE_EQ(cudalab::gbps(1e9, 1.0), 1000.0);
+  // A 4K RGBA frame (33,177,600 bytes in, the same out) at 4814 GB/s takes >= 13.8 us.
+  EXPECT_NEAR(cudalab::gbps(2 * 33177600.0, 0.0138), 4808.3, 1.0);
+  EXPECT_EQ(cudalab::gbps(1e9, 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(cudalab::percent(4167.0, 4814.3), 100.0 * 4167.0 / 4814.3);
+  EXPECT_EQ(cudalab::percent(1.0, 0.0), 0.0);
+}
+
+}  // namespace

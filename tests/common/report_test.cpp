@@ -1,0 +1,106 @@
+#include "common/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+using cudalab::Column;
+using cudalab::Report;
+using cudalab::Table;
+using cudalab::Value;
+
+// Renders a report into a string through a temporary FILE.
+template <typename Fill>
+std::string render(bool json, Fill fill) {
+  std::FILE* f = std::tmpfile();
+  {
+    Report r("lab", json, f);
+    fill(r);
+    r.finish();
+  }
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+Table sample_table() {
+  Table t({{"variant", "variant"}, {"median_ms", "median ms"}, {"gbps", "GB/s"}});
+  t.add_row({"naive", Value(1.25, 3), Value(1909.0, 0)});
+  t.add_row({"x4_vectorized", Value(0.5, 3), Value(3555.4, 0)});
+  return t;
+}
+
+TEST(Value, TextFormatting) {
+  EXPECT_EQ(Value(3.14159, 2).text(), "3.14");
+  EXPECT_EQ(Value(4814.3, 0).text(), "4814");
+  EXPECT_EQ(Value(132).text(), "132");
+  EXPECT_EQ(Value(true).text(), "yes");
+  EXPECT_EQ(Value("H200").text(), "H200");
+  EXPECT_TRUE(Value(1.0).is_number());
+  EXPECT_FALSE(Value("1").is_number());
+}
+
+TEST(Table, RejectsRowsOfTheWrongWidth) {
+  Table t({{"a", "a"}, {"b", "b"}});
+  EXPECT_THROW(t.add_row({1}), std::invalid_argument);
+}
+
+TEST(Table, RendersAlignedColumns) {
+  const std::string text = sample_table().render();
+  // header, rule, two rows
+  EXPECT_NE(text.find("variant        median ms  GB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("naive              1.250  1909"), std::string::npos) << text;
+  EXPECT_NE(text.find("x4_vectorized      0.500  3555"), std::string::npos) << text;
+}
+
+TEST(Report, JsonIsOneValidDocumentWithEverything) {
+  const std::string out = render(true, [](Report& r) {
+    r.heading("ignored in JSON");
+    r.field("sm_count", "SMs", 132);
+    r.field("bandwidth_gbps", "bandwidth", Value(4814.3, 1), "GB/s");
+    r.begin_item("devices");
+    r.field("name", "name", "NVIDIA H200");
+    r.end_item();
+    r.begin_item("devices");
+    r.field("name", "name", "second");
+    r.end_item();
+    r.table("results", sample_table());
+    r.note("a note");
+  });
+  const auto doc = nlohmann::json::parse(out);  // throws (fails the test) if not valid JSON
+  EXPECT_EQ(doc["lab"], "lab");
+  EXPECT_EQ(doc["sm_count"], 132);
+  EXPECT_DOUBLE_EQ(doc["bandwidth_gbps"].get<double>(), 4814.3);  // full precision, not text
+  ASSERT_EQ(doc["devices"].size(), 2u);
+  EXPECT_EQ(doc["devices"][1]["name"], "second");
+  ASSERT_EQ(doc["results"].size(), 2u);
+  EXPECT_EQ(doc["results"][1]["variant"], "x4_vectorized");
+  EXPECT_DOUBLE_EQ(doc["results"][1]["gbps"].get<double>(), 3555.4);
+  EXPECT_EQ(doc["notes"][0], "a note");
+  EXPECT_EQ(out.find("ignored in JSON"), std::string::npos);
+}
+
+TEST(Report, TextHasHeadingsFieldsAndTables) {
+  const std::string out = render(false, [](Report& r) {
+    r.heading("Device 0");
+    r.field("sm_count", "multiprocessors (SMs)", 132);
+    r.field("bw", "bandwidth", Value(4814.3, 1), "GB/s");
+    r.table("results", sample_table());
+  });
+  EXPECT_NE(out.find("== Device 0 =="), std::string::npos) << out;
+  EXPECT_NE(out.find("multiprocessors (SMs)"), std::string::npos);
+  EXPECT_NE(out.find(": 132\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(": 4814.3 GB/s\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("x4_vectorized"), std::string::npos);
+  EXPECT_EQ(out.find('{'), std::string::npos);  // no JSON in text mode
+}
+
+}  // namespace
