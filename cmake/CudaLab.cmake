@@ -6,12 +6,13 @@
 #     CPU_TESTS rgba_split_cpu_test.cpp  # in tests/rgba_split/, labels: cpu;rgba_split
 #     GPU_TESTS rgba_split_gpu_test.cpp  # in tests/rgba_split/, labels: gpu;rgba_split
 #     SMOKE_ARGS 76 62                   # a small real run (exit 0, or 77 = skipped without a GPU)
-#     BAD_ARGS  "0 0" "abc" "--nope")    # each string is one bad invocation that must exit 2
+#     BAD_ARGS  "0 0" "abc" "--nope"     # each string is one bad invocation that must exit 2
+#     GPU_BAD_ARGS "--device 99")        # bad only on a machine with a GPU (else: skipped, 77)
 #
 # The kernel library is what the tests link, so GoogleTest calls exactly the code the
 # executable runs. Smoke tests also check `--help` (exit 0).
 function(cudalab_add_lab name)
-  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;LIBS")
+  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;LIBS")
 
   # Kernel library (nvcc) that the executable and the tests share.
   add_library(${name}_kernels STATIC ${LAB_KERNELS})
@@ -53,10 +54,20 @@ function(cudalab_add_lab name)
     set_tests_properties(${name}.smoke.bad_args.${i} PROPERTIES LABELS "cpu;${name};smoke")
     math(EXPR i "${i} + 1")
   endforeach()
+  foreach(bad IN LISTS LAB_GPU_BAD_ARGS)
+    separate_arguments(bad_list UNIX_COMMAND "${bad}")
+    add_test(NAME ${name}.smoke.bad_args.${i}
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}> "-DARGS=${bad_list}" -DEXPECT=2
+                     -DALLOW_NO_DEVICE=ON -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${name}.smoke.bad_args.${i} PROPERTIES LABELS "gpu;${name};smoke"
+                         SKIP_REGULAR_EXPRESSION "CUDALAB_SKIPPED")
+    math(EXPR i "${i} + 1")
+  endforeach()
 endfunction()
 
 # A GoogleTest executable in <build>/tests, its tests discovered by ctest with the given labels.
-# A test that calls GTEST_SKIP (a GPU test without a GPU) is reported by ctest as skipped.
+# A test that calls GTEST_SKIP (a GPU test without a GPU) is reported by ctest as skipped
+# (CMake's GoogleTest module sets SKIP_REGULAR_EXPRESSION for every discovered test).
 function(cudalab_add_gtest target labels)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE cudalab::common cudalab::testing GTest::gtest GTest::gtest_main
@@ -65,5 +76,6 @@ function(cudalab_add_gtest target labels)
   cudalab_warnings(${target})
   gtest_discover_tests(${target}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+    NO_PRETTY_VALUES
+    PROPERTIES LABELS "${labels}")
 endfunction()

@@ -16,5 +16,7 @@ cudalab_require(GTest libgtest-dev)
 cudalab_require(CLI11 libcli11-dev)
 cudalab_require(fmt libfmt-dev)
 cudalab_require(nlohmann_json nlohmann-json3-dev)
+cudalab_require(PNG libpng-dev)    # rgba_split --input/--output-dir
+cudalab_require(JPEG libjpeg-dev)  # rgba_split --input photo.jpg
 
 include(GoogleTest)

@@ -136,6 +136,8 @@ void Cli::footer(const std::string& text) {
   impl_->app.footer(text + "\n\n" + kExitCodeHelp);
 }
 
+bool Cli::given(const std::string& name) const { return impl_->app.count(name) > 0; }
+
 std::optional<int> Cli::parse(int argc, const char* const* argv) {
   try {
     impl_->app.parse(argc, argv);

@@ -54,6 +54,8 @@ class Cli {
   // Parses argv. Returns nullopt when the lab should run; otherwise the exit code to return:
   // 0 after --help (printed on stdout), 2 after a usage error (one line on stderr).
   std::optional<int> parse(int argc, const char* const* argv);
+  // After parse: whether the option or positional (by its name or any flag) was given.
+  bool given(const std::string& name) const;
 
  private:
   struct Impl;

@@ -16,6 +16,8 @@ PACKAGES=(
   libcli11-dev     # CLI11 (find_package(CLI11))
   libfmt-dev       # fmt (find_package(fmt))
   nlohmann-json3-dev  # nlohmann/json (find_package(nlohmann_json))
+  libpng-dev       # PNG images for rgba_split (find_package(PNG))
+  libjpeg-dev      # JPEG images for rgba_split (find_package(JPEG))
 )
 
 check_only=0

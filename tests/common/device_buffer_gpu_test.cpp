@@ -57,7 +57,8 @@ TEST(DeviceBuffer, EmptyBufferIsHarmless) {
   EXPECT_TRUE(d.download().empty());
 }
 
-TEST(DeviceBuffer, ImpossibleAllocationThrowsCudaError) {
+// CudaErrorPaths.*: provokes a CUDA error on purpose (excluded from sanitizer runs).
+TEST(CudaErrorPaths, ImpossibleDeviceBufferThrowsCudaError) {
   CUDALAB_REQUIRE_GPU();
   try {
     DeviceBuffer<char> d(std::size_t{1} << 50);  // 1 PiB

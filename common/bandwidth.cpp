@@ -1,0 +1,49 @@
+#include "common/bandwidth.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "common/cuda_check.hpp"
+
+namespace cudalab {
+
+Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbps, double copy_gbps) {
+  Table t({{"variant", "variant"},
+           {"median_ms", "median ms"},
+           {"min_ms", "min ms"},
+           {"max_ms", "max ms"},
+           {"gbps", "GB/s"},
+           {"percent_of_peak", "% peak"},
+           {"percent_of_copy", "% copy"},
+           {"speedup", "speedup"},
+           {"correct", "ok"}});
+  const double base_ms = results.empty() ? 0.0 : results.front().timing.median_ms;
+  for (const auto& r : results) {
+    const double g = r.gbps();
+    t.add_row({r.name, Value(r.timing.median_ms, 4), Value(r.timing.min_ms, 4), Value(r.timing.max_ms, 4),
+               Value(g, 0), Value(percent(g, peak_gbps), 1), Value(percent(g, copy_gbps), 1),
+               Value(r.timing.median_ms > 0 ? base_ms / r.timing.median_ms : 0.0, 2),
+               Value(r.correct ? "yes" : "NO")});
+  }
+  return t;
+}
+
+std::string human_bytes(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
+  if (bytes >= 1024.0) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+void require_device_memory(double bytes, const std::string& what) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Leave a little room for the L2 flush buffer and the CUDA context's own allocations.
+  const double usable = static_cast<double>(free_bytes) * 0.95;
+  if (bytes > usable) {
+    throw UsageError(fmt::format("{} needs {} of GPU memory; the GPU has {} free", what,
+                                 human_bytes(bytes), human_bytes(static_cast<double>(free_bytes))));
+  }
+}
+
+}  // namespace cudalab

@@ -1,0 +1,33 @@
+#pragma once
+// The standard comparison table of a bandwidth-bound lab: for each kernel variant its median
+// time, the bytes it must move, GB/s, % of the theoretical DRAM peak and % of the copy
+// ceiling measured in the same run.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/report.hpp"
+#include "common/timer.hpp"
+
+namespace cudalab {
+
+struct VariantResult {
+  std::string name;
+  Timing timing;
+  double bytes = 0;    // bytes the kernel must read + write (the napkin-math minimum)
+  bool correct = false;
+  double gbps() const { return cudalab::gbps(bytes, timing.median_ms); }
+};
+
+// Columns: variant, median/min/max ms, GB/s, % peak, % copy, ok. With a baseline index,
+// a speedup column relative to that variant.
+Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbps, double copy_gbps);
+
+// Throws UsageError ("needs 12.0 GiB of GPU memory, 3.9 GiB free") when `bytes` more than
+// the current device's free memory would have to be allocated.
+void require_device_memory(double bytes, const std::string& what);
+
+// "1.50 GiB", "33.2 MiB", "512 B".
+std::string human_bytes(double bytes);
+
+}  // namespace cudalab

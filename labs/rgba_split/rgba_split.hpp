@@ -1,0 +1,61 @@
+#pragma once
+// rgba_split: interleaved RGBA pixels (r g b a r g b a ...) into four planes (r r r ..., g g g ...).
+// A pure data movement kernel: 4 bytes read and 4 bytes written per pixel, so its speed is
+// set entirely by how well the memory accesses are shaped.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/launch_geometry.hpp"
+
+namespace rgba_split {
+
+// The ladder, slowest first. Loads and stores are widened separately to show which matters.
+enum class Variant {
+  kNaive,           // notes' version A: 2D grid, one pixel per thread, four 1-byte loads, four 1-byte stores
+  kUchar4,          // notes' version B: the same with one 4-byte uchar4 load; stores still 1 byte
+  kX4Load16Store1,  // 4 pixels per thread: one 16-byte load, sixteen 1-byte stores  (wide load only)
+  kX4Load4Store4,   // 4 pixels per thread: four 4-byte loads, four 4-byte stores     (wide stores only)
+  kX4,              // 4 pixels per thread: one 16-byte load, four 4-byte stores
+  kX4Unroll4,       // kX4 with four independent quads per thread (more loads in flight)
+  kX16,             // 16 pixels per thread: four 16-byte loads, four 16-byte stores
+};
+
+const std::vector<Variant>& all_variants();
+std::string variant_name(Variant v);
+std::string variant_summary(Variant v);  // one line: what changes
+bool parse_variant(const std::string& name, Variant* out);
+std::vector<std::string> variant_names();
+
+struct Planes {
+  std::uint8_t* r;
+  std::uint8_t* g;
+  std::uint8_t* b;
+  std::uint8_t* a;
+};
+
+// 2D variants use 16 x 16 blocks, as in the notes; 1D variants 256-thread blocks.
+constexpr int kBlock2dX = 16, kBlock2dY = 16, kBlock1d = 256;
+
+// Pixels per thread of a variant (1, 4 or 16).
+int pixels_per_thread(Variant v);
+bool is_2d(Variant v);
+
+// The grid a variant launches for a width x height image. 2D grids are capped at the
+// device's gridDim.y limit (65535); the kernel then loops over the remaining rows.
+struct Launch {
+  dim3 grid, block;
+  cudalab::LaunchGeometry geometry;  // the uncapped arithmetic, as the notes print it
+  bool rows_looped = false;          // true when height needs more than 65535 block rows
+};
+Launch plan_launch(Variant v, std::size_t width, std::size_t height);
+
+// Splits on `stream`. Pointers from cudaMalloc; the vector variants need 16-byte aligned
+// pointers (cudaMalloc's are) and fall back to kNaive otherwise. Throws CudaError.
+void launch(Variant v, const std::uint8_t* rgba, Planes out, std::size_t width, std::size_t height,
+            cudaStream_t stream = nullptr);
+
+}  // namespace rgba_split

@@ -1,0 +1,245 @@
+// vec_add kernels, from the lecture's one-element-per-thread kernel to the copy ceiling.
+//
+// Napkin math: each element reads a[i] and b[i] and writes c[i], 12 bytes for float or int.
+// At 2^28 elements that is 3.2 GB; at the H200's 4814 GB/s peak the floor is 0.67 ms, and the
+// realistic ceiling is what cudaMemcpy device-to-device reaches in the same run (about 87% of
+// the peak on an H200). Every variant does the same arithmetic; they differ only in how
+// work is handed to threads and how wide each memory access is.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+#include "vec_add.hpp"
+
+namespace vec_add {
+
+// ---------------------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------------------
+
+// Version 1 (the lecture's kernel): one element per thread. The index is 64-bit so that
+// arrays past 2^31 elements work; the bounds check stops the idle threads of the last block.
+template <typename T>
+__global__ void vec_add_naive(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                              std::size_t n) {
+  // STUDENT-BEGIN(vec_add.naive): one element per thread
+  // TASK: Compute this thread's global index i from blockIdx, blockDim and threadIdx (as a
+  // 64-bit value, so arrays past 2^31 elements work) and, if i < n, store a[i] + b[i] in c[i].
+  // HINT: about 3 lines.
+  // STUB: (void)a; (void)b; (void)c; (void)n;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+  // STUDENT-END(vec_add.naive)
+}
+
+// Versions 2-4: K elements per thread (the notes' coarsening table). The block covers
+// K * blockDim.x consecutive elements and thread t takes t, t + blockDim.x, ..., so each of
+// the K accesses of a warp is still one contiguous 128-byte line. Fewer threads amortise the
+// index arithmetic and put K independent loads in flight per thread.
+template <typename T, int K>
+__global__ void vec_add_coarsened(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                                  std::size_t n) {
+  // STUDENT-BEGIN(vec_add.coarsened): K elements per thread, coalesced
+  // TASK: The block owns K * blockDim.x consecutive elements starting at
+  // blockIdx.x * blockDim.x * K. Thread t handles t, t + blockDim.x, ... t + (K-1)*blockDim.x
+  // of that range, each with its own bounds check.
+  // HINT: about 6 lines; #pragma unroll on the loop over K.
+  // STUB: (void)a; (void)b; (void)c; (void)n;
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * K + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
+    if (i < n) c[i] = a[i] + b[i];
+  }
+  // STUDENT-END(vec_add.coarsened)
+}
+
+// Version 5: grid-stride loop. The grid is fixed (SMs x resident blocks per SM), so the
+// same launch handles any n, and no block is launched that the GPU cannot keep resident.
+template <typename T>
+__global__ void vec_add_grid_stride(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                                    std::size_t n) {
+  // STUDENT-BEGIN(vec_add.grid_stride): a grid-stride loop
+  // TASK: Start at the thread's global index and step by the total number of threads in the
+  // grid (gridDim.x * blockDim.x) until n, adding one element per step.
+  // HINT: about 4 lines.
+  // STUB: (void)a; (void)b; (void)c; (void)n;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    c[i] = a[i] + b[i];
+  }
+  // STUDENT-END(vec_add.grid_stride)
+}
+
+template <typename T>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+template <>
+struct Vec4<int> {
+  using type = int4;
+};
+
+// Version 6: 16-byte vector accesses. One float4/int4 load moves four elements, so a warp's
+// access is 512 contiguous bytes and the kernel issues a quarter of the memory instructions.
+// Two vectors per loop iteration keep more loads in flight per thread. The last n % 4
+// elements (and any n < 4) are done by scalar code, so every n is correct.
+template <typename T>
+__global__ void vec_add_vectorized(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                                   std::size_t n) {
+  using V = typename Vec4<T>::type;
+  // STUDENT-BEGIN(vec_add.vectorized): 16-byte loads with a scalar tail
+  // TASK: Treat a, b and c as arrays of n / 4 four-element vectors and add them in a
+  // grid-stride loop (vector k: c4[k] = a4[k] + b4[k], component by component). Then let the
+  // first n % 4 threads of the grid add the leftover scalar elements.
+  // HINT: about 15 lines; reinterpret_cast<const V*>(a) gives the vector view.
+  // STUB: (void)a; (void)b; (void)c; (void)n;
+  const V* a4 = reinterpret_cast<const V*>(a);
+  const V* b4 = reinterpret_cast<const V*>(b);
+  V* c4 = reinterpret_cast<V*>(c);
+  const std::size_t n4 = n / 4;
+  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t k = tid;
+  // Two independent vectors per iteration: both loads are issued before either add.
+  for (; k + stride < n4; k += 2 * stride) {
+    const V x0 = a4[k], y0 = b4[k];
+    const V x1 = a4[k + stride], y1 = b4[k + stride];
+    c4[k] = V{x0.x + y0.x, x0.y + y0.y, x0.z + y0.z, x0.w + y0.w};
+    c4[k + stride] = V{x1.x + y1.x, x1.y + y1.y, x1.z + y1.z, x1.w + y1.w};
+  }
+  if (k < n4) {
+    const V x = a4[k], y = b4[k];
+    c4[k] = V{x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w};
+  }
+  const std::size_t tail = n4 * 4 + tid;
+  if (tail < n) c[tail] = a[tail] + b[tail];
+  // STUDENT-END(vec_add.vectorized)
+}
+
+// ---------------------------------------------------------------------------------------
+// Host side: names, geometry, launchers
+// ---------------------------------------------------------------------------------------
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> v{Variant::kNaive,      Variant::kCoarsened2, Variant::kCoarsened4,
+                                      Variant::kCoarsened8, Variant::kGridStride, Variant::kVectorized};
+  return v;
+}
+
+std::string variant_name(Variant v) {
+  switch (v) {
+    case Variant::kNaive: return "naive";
+    case Variant::kCoarsened2: return "coarsened2";
+    case Variant::kCoarsened4: return "coarsened4";
+    case Variant::kCoarsened8: return "coarsened8";
+    case Variant::kGridStride: return "grid_stride";
+    case Variant::kVectorized: return "vectorized";
+  }
+  return "?";
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (Variant v : all_variants()) names.push_back(variant_name(v));
+  return names;
+}
+
+bool parse_variant(const std::string& name, Variant* out) {
+  for (Variant v : all_variants()) {
+    if (variant_name(v) == name) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+int elements_per_thread(Variant v) {
+  switch (v) {
+    case Variant::kCoarsened2: return 2;
+    case Variant::kCoarsened4: return 4;
+    case Variant::kCoarsened8: return 8;
+    default: return 1;
+  }
+}
+
+bool is_fixed_grid(Variant v) { return v == Variant::kGridStride || v == Variant::kVectorized; }
+
+int current_sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+int fixed_grid_blocks_per_sm(Variant v, int block) {
+  int blocks = 0;
+  // Both fixed-grid kernels are small; float and int instantiations use the same registers.
+  if (v == Variant::kVectorized) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vec_add_vectorized<float>, block, 0));
+  } else {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vec_add_grid_stride<float>, block, 0));
+  }
+  return blocks;
+}
+
+cudalab::LaunchGeometry geometry(Variant v, std::size_t n, int block, int sm_count, int blocks_per_sm) {
+  const auto items = static_cast<std::int64_t>(n);
+  if (!is_fixed_grid(v)) return cudalab::geometry_1d(items, block, elements_per_thread(v));
+  cudalab::LaunchGeometry g;
+  g.block_x = block;
+  g.work_items = items;
+  // Never launch more blocks than there is work for (small n).
+  const std::int64_t per_thread = v == Variant::kVectorized ? 4 : 1;
+  const std::int64_t needed = cudalab::ceil_div(cudalab::ceil_div(items, per_thread), block);
+  g.grid_x = std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t{sm_count} * blocks_per_sm, needed));
+  g.items_per_thread = std::max<std::int64_t>(1, cudalab::ceil_div(items, g.threads()));
+  return g;
+}
+
+Plan make_plan(Variant v, std::size_t n, int block) {
+  if (block < 32 || block > 1024) throw std::invalid_argument("vec_add: block must be 32..1024");
+  Plan p;
+  p.variant = v;
+  p.n = n;
+  p.block = block;
+  const bool fixed = is_fixed_grid(v);
+  p.geometry = geometry(v, n, block, fixed ? current_sm_count() : 0, fixed ? fixed_grid_blocks_per_sm(v, block) : 0);
+  return p;
+}
+
+template <typename T>
+void launch(const Plan& plan, const T* a, const T* b, T* c, cudaStream_t stream) {
+  if (plan.n == 0) return;
+  Variant v = plan.variant;
+  if (v == Variant::kVectorized && !(aligned16(a) && aligned16(b) && aligned16(c))) v = Variant::kGridStride;
+  const dim3 grid(static_cast<unsigned>(plan.geometry.grid_x));
+  const int block = plan.block;
+  const std::size_t n = plan.n;
+  switch (v) {
+    case Variant::kNaive: vec_add_naive<T><<<grid, block, 0, stream>>>(a, b, c, n); break;
+    case Variant::kCoarsened2: vec_add_coarsened<T, 2><<<grid, block, 0, stream>>>(a, b, c, n); break;
+    case Variant::kCoarsened4: vec_add_coarsened<T, 4><<<grid, block, 0, stream>>>(a, b, c, n); break;
+    case Variant::kCoarsened8: vec_add_coarsened<T, 8><<<grid, block, 0, stream>>>(a, b, c, n); break;
+    case Variant::kGridStride: vec_add_grid_stride<T><<<grid, block, 0, stream>>>(a, b, c, n); break;
+    case Variant::kVectorized: vec_add_vectorized<T><<<grid, block, 0, stream>>>(a, b, c, n); break;
+  }
+  CUDA_CHECK_LAUNCH("vec_add kernel");
+}
+
+template void launch<float>(const Plan&, const float*, const float*, float*, cudaStream_t);
+template void launch<int>(const Plan&, const int*, const int*, int*, cudaStream_t);
+
+}  // namespace vec_add

@@ -1,0 +1,58 @@
+#pragma once
+// vec_add: c[i] = a[i] + b[i], the lecture's first kernel, and the ladder from one element
+// per thread to a kernel that runs at the GPU's copy bandwidth.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/launch_geometry.hpp"
+
+namespace vec_add {
+
+enum class Variant {
+  kNaive,        // one element per thread (the lecture's kernel)
+  kCoarsened2,   // 2 elements per thread, block-strided so each access stays coalesced
+  kCoarsened4,   // 4 elements per thread
+  kCoarsened8,   // 8 elements per thread
+  kGridStride,   // fixed grid sized from the SM count; each thread loops over the array
+  kVectorized,   // 16-byte loads/stores (float4/int4), grid-stride, scalar tail
+};
+
+const std::vector<Variant>& all_variants();
+std::string variant_name(Variant v);                 // "naive", "coarsened2", ...
+bool parse_variant(const std::string& name, Variant* out);
+std::vector<std::string> variant_names();
+
+// Launch configuration a variant uses for n elements with `block`-thread blocks on a GPU of
+// `sm_count` SMs running `blocks_per_sm` resident blocks (the fixed-grid variants use it).
+cudalab::LaunchGeometry geometry(Variant v, std::size_t n, int block, int sm_count, int blocks_per_sm);
+
+// Everything a launch needs, computed once (device queries stay out of timed loops).
+struct Plan {
+  Variant variant = Variant::kNaive;
+  std::size_t n = 0;
+  int block = 256;
+  cudalab::LaunchGeometry geometry;
+};
+
+// Plans a launch on the current device. block must be 32..1024 (std::invalid_argument).
+Plan make_plan(Variant v, std::size_t n, int block);
+
+// Enqueues c = a + b on `stream`. T is float or int. The vectorized variant needs 16-byte
+// aligned pointers (cudaMalloc's are) and falls back to the grid-stride kernel without them.
+// Throws CudaError on a launch error.
+template <typename T>
+void launch(const Plan& plan, const T* a, const T* b, T* c, cudaStream_t stream = nullptr);
+
+// Plan + launch in one call (tests, one-off runs).
+template <typename T>
+void launch(Variant v, const T* a, const T* b, T* c, std::size_t n, int block, cudaStream_t stream = nullptr) {
+  launch(make_plan(v, n, block), a, b, c, stream);
+}
+
+// Resident blocks per SM of the fixed-grid kernels for this block size (occupancy API).
+int fixed_grid_blocks_per_sm(Variant v, int block);
+
+}  // namespace vec_add
