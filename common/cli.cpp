@@ -88,7 +88,7 @@ template <typename T>
 void add_integer(CLI::App& app, const std::string& flags, T& value, const std::string& help,
                  std::int64_t min, std::int64_t max) {
   app.add_option(flags, value, fmt::format("{} [{}..{}]", help, min, max))
-      ->check(size_in_range(min, max))
+      ->transform(size_in_range(min, max))  // transform: the validator rewrites "2^20" to digits
       ->type_name("INT")
       ->capture_default_str();
 }

@@ -135,7 +135,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   report.field("gpu_kernel_ms", "GPU kernel only (" + results[best].name + ")",
                Value(results[best].timing.median_ms, 3), "ms");
   report.field("gpu_end_to_end_ms", "GPU incl. copies (pageable memory)", Value(e2e.median_ms, 3), "ms");
-  report.field("speedup_end_to_end", "CPU time / GPU end-to-end time", Value(cpu_ms / e2e.median_ms, 2), "x");
+  report.field("speedup_end_to_end", "CPU time / GPU end-to-end time", Value(cpu_ms / e2e.median_ms, 3), "x");
   return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 

@@ -63,6 +63,30 @@ TEST(Cli, ParsesPositionalsOptionsAndCommonOptions) {
   EXPECT_TRUE(common.device_given);
 }
 
+TEST(Cli, SizesAcceptSuffixesAndPowersOfTwo) {
+  for (const auto& [text, value] : std::vector<std::pair<std::string, std::int64_t>>{
+           {"2^28", std::int64_t{1} << 28}, {"64K", 65536}, {"3M", 3 << 20}, {"1000", 1000}}) {
+    Cli cli("lab", "test");
+    std::int64_t n = 1;
+    int block = 256;
+    cli.positional("n", n, "n", 1, std::int64_t{1} << 40);
+    cli.option("--block", block, "b", 32, 1 << 30);
+    EXPECT_EQ(parse(cli, {text, "--block", text}), std::nullopt) << text;
+    EXPECT_EQ(n, value) << text;
+    EXPECT_EQ(block, value) << text;
+  }
+}
+
+TEST(Cli, GivenTellsWhichArgumentsAppeared) {
+  Cli cli("lab", "test");
+  std::int64_t w = 1, h = 1;
+  cli.positional("WIDTH", w, "w", 1, 100);
+  cli.positional("HEIGHT", h, "h", 1, 100);
+  EXPECT_EQ(parse(cli, {"7"}), std::nullopt);
+  EXPECT_TRUE(cli.given("WIDTH"));
+  EXPECT_FALSE(cli.given("HEIGHT"));
+}
+
 TEST(Cli, DefaultsStayWhenNothingIsGiven) {
   Cli cli("lab", "test");
   std::int64_t n = 1000;
