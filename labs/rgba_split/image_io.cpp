@@ -34,7 +34,7 @@ RgbaImage read_png(const std::string& path) {
   if (png_image_finish_read(&image, nullptr, out.rgba.data(), 0, nullptr) == 0) {
     const std::string why = image.message;
     png_image_free(&image);
-    fail(path, why);
+    fail(path, why + " (truncated or corrupt PNG data)");
   }
   return out;
 }

@@ -78,6 +78,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
 
   cudalab::require_device_memory(bytes, "vec_add with N = " + std::to_string(n));
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
+  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
 
   const std::vector<T> a = make_input<T>(n, o.common.seed);
   const std::vector<T> b = make_input<T>(n, o.common.seed + 1);

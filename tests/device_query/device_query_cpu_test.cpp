@@ -35,6 +35,17 @@ TEST(Residency, H200With256Threads) {
   EXPECT_DOUBLE_EQ(r.occupancy_percent, 100.0);
 }
 
+TEST(Residency, ReadmeExerciseThree) {
+  // 96-thread blocks (3 warps): 2048 / 96 = 21 blocks by threads -> 63 of 64 warps.
+  const auto r96 = residency_by_threads_and_blocks(2048, 32, 32, 96);
+  EXPECT_EQ(r96.resident_blocks, 21);
+  EXPECT_EQ(r96.resident_warps, 63);
+  EXPECT_DOUBLE_EQ(r96.occupancy_percent, 98.4375);
+  const auto r1024 = residency_by_threads_and_blocks(2048, 32, 32, 1024);
+  EXPECT_EQ(r1024.resident_blocks, 2);
+  EXPECT_DOUBLE_EQ(r1024.occupancy_percent, 100.0);
+}
+
 TEST(Residency, BlockLimitBindsForSmallBlocks) {
   // 32-thread blocks: the thread limit would allow 64, the hardware allows 32 -> 50%.
   const auto r = residency_by_threads_and_blocks(2048, 32, 32, 32);
