@@ -1,0 +1,83 @@
+#pragma once
+// A host-side occupancy calculator: how many blocks of a kernel can be resident on one SM,
+// and which resource stops more. Written from the published allocation rules (warps are
+// allocated whole; registers per warp in units of 256, split over the SM's four
+// sub-partitions; shared memory in units of 128 B (256 B on sm_7x) plus the block's
+// driver-reserved 1 KB on sm_80 and later; a per-architecture cap on resident blocks).
+// Needs no GPU: a GpuSpec can come from the device or from a named architecture.
+#include <climits>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/device_facts.hpp"
+
+namespace cudalab::occupancy {
+
+// INT_MAX: this resource sets no limit (a kernel with no registers or no shared memory).
+inline constexpr int kUnlimited = INT_MAX;
+
+struct GpuSpec {
+  std::string arch;  // "sm_90"
+  int cc_major = 0, cc_minor = 0;
+  int warp_size = 32;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  int regs_per_sm = 0;
+  int regs_per_block = 0;
+  int max_regs_per_thread = 0;
+  int reg_alloc_unit = 0;        // registers per warp are allocated in multiples of this
+  int sub_partitions = 0;        // the register file is split evenly over these
+  std::size_t smem_per_sm = 0;           // with the default carveout (all of it for shared memory)
+  std::size_t smem_per_block = 0;        // default per-block limit
+  std::size_t smem_per_block_optin = 0;  // after cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::size_t smem_reserved_per_block = 0;
+  std::size_t smem_alloc_unit = 0;
+  int barrier_slots_per_block_slot = 0;  // named-barrier budget (sm_90+): blocks x this
+};
+
+// Architectures with a built-in spec: sm_75, sm_80, sm_86, sm_89, sm_90, sm_100, sm_120.
+std::vector<std::string> known_archs();
+std::optional<GpuSpec> spec_for_arch(const std::string& arch);
+// The spec of a real device: its own limits plus its architecture's allocation rules.
+// Throws std::invalid_argument for an architecture whose rules are not known.
+GpuSpec spec_from_device(const DeviceFacts& facts);
+
+struct KernelSpec {
+  int block_threads = 0;
+  int regs_per_thread = 0;
+  std::size_t static_smem = 0;       // __shared__ arrays (cudaFuncAttributes::sharedSizeBytes)
+  std::size_t dynamic_smem = 0;      // the launch's third <<<>>> argument
+  // The kernel's cudaFuncAttributeMaxDynamicSharedMemorySize (48 KB unless raised).
+  std::size_t max_dynamic_smem = 48 * 1024;
+  int barriers = 1;                  // named barriers the kernel uses (__syncthreads uses one)
+};
+
+enum Limiter : unsigned {
+  kLimitWarps = 1u << 0,      // threads (warps) per SM
+  kLimitRegisters = 1u << 1,
+  kLimitSharedMemory = 1u << 2,
+  kLimitBlocks = 1u << 3,     // the hardware's resident-block cap
+  kLimitBarriers = 1u << 4,
+};
+
+struct Result {
+  int by_warps = 0, by_registers = 0, by_shared_memory = 0, by_blocks = 0, by_barriers = kUnlimited;
+  int resident_blocks = 0;            // the smallest of the limits
+  int warps_per_block = 0;
+  int active_warps = 0;               // resident blocks x warps per block
+  int max_warps = 0;                  // per SM
+  double occupancy_percent = 0;       // active warps / max warps
+  unsigned limiters = 0;              // every resource whose limit equals resident_blocks
+  int regs_allocated_per_block = 0;
+  std::size_t smem_allocated_per_block = 0;
+
+  // "registers + shared memory"
+  std::string limiter_names() const;
+};
+
+Result compute(const GpuSpec& gpu, const KernelSpec& kernel);
+
+}  // namespace cudalab::occupancy

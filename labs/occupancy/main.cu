@@ -1,0 +1,244 @@
+// occupancy: the occupancy calculator next to the CUDA runtime's, and what occupancy buys.
+//   ./labs/occupancy                                   the whole lab on the local GPU
+//   ./labs/occupancy --threads 128 --regs 168 --smem 64K --arch sm_90   what-if, no GPU needed
+//   ./labs/occupancy --threads 256 --regs 40 --device 0                  what-if for the local GPU
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/bandwidth.hpp"
+#include "common/cli.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_facts.hpp"
+#include "common/lab_main.hpp"
+#include "common/occupancy_calc.hpp"
+#include "common/report.hpp"
+#include "common/timer.hpp"
+#include "occupancy_lab.hpp"
+
+namespace {
+
+namespace occ = cudalab::occupancy;
+using cudalab::Value;
+using occupancy_lab::Kernel;
+
+struct Options {
+  cudalab::CommonOptions common;
+  int threads = 0;
+  int regs = 32;
+  std::int64_t smem = 0;
+  std::string arch;
+};
+
+cudalab::Value blocks_text(int b) { return b == occ::kUnlimited ? cudalab::Value("-") : cudalab::Value(b); }
+
+void report_breakdown(cudalab::Report& report, const occ::GpuSpec& g, const occ::KernelSpec& k) {
+  const occ::Result r = occ::compute(g, k);
+  report.heading(fmt::format("{}: {} threads, {} registers/thread, {} B shared memory per block", g.arch,
+                             k.block_threads, k.regs_per_thread, k.static_smem + k.dynamic_smem));
+  cudalab::Table t({{"resource", "resource"}, {"per_block", "per block"}, {"per_sm", "per SM"}, {"blocks", "blocks alone"}});
+  t.add_row({"threads (warps)", fmt::format("{} warps", r.warps_per_block), fmt::format("{} warps", r.max_warps),
+             blocks_text(r.by_warps)});
+  t.add_row({"resident-block cap", "1", std::to_string(g.max_blocks_per_sm), blocks_text(r.by_blocks)});
+  t.add_row({"registers", fmt::format("{} (allocated)", r.regs_allocated_per_block), std::to_string(g.regs_per_sm),
+             blocks_text(r.by_registers)});
+  t.add_row({"shared memory", fmt::format("{} B (with {} B reserved)", r.smem_allocated_per_block, g.smem_reserved_per_block),
+             fmt::format("{} B", g.smem_per_sm), blocks_text(r.by_shared_memory)});
+  report.table("resources", t);
+  report.field("resident_blocks", "resident blocks per SM", r.resident_blocks);
+  report.field("active_warps", "active warps per SM", fmt::format("{} of {}", r.active_warps, r.max_warps));
+  report.field("occupancy_percent", "occupancy", Value(r.occupancy_percent, 2), "%");
+  report.field("limited_by", "limited by", r.limiter_names());
+}
+
+int run_what_if(const Options& o, const occ::GpuSpec& g) {
+  cudalab::Report report("occupancy", o.common.json);
+  occ::KernelSpec k;
+  k.block_threads = o.threads;
+  k.regs_per_thread = o.regs;
+  k.dynamic_smem = static_cast<std::size_t>(o.smem);
+  k.max_dynamic_smem = std::max<std::size_t>(k.dynamic_smem, 48 * 1024);  // opted in when needed
+  report_breakdown(report, g, k);
+  return cudalab::kExitSuccess;
+}
+
+// ---- the lab on a GPU -------------------------------------------------------------------
+
+void notes_program(cudalab::Report& report, const occ::GpuSpec& g, int& agree, int& total) {
+  report.heading("The notes' program: light_kernel over block sizes (cudaOccupancy* vs this calculator)");
+  const auto light = occupancy_lab::attributes(Kernel::kLight);
+  cudalab::Table t({{"block", "block"}, {"regs", "regs"}, {"api_blocks", "API blocks/SM"},
+                    {"calc_blocks", "calc blocks/SM"}, {"occupancy_percent", "occupancy %"}, {"limited_by", "limited by"}});
+  for (int block : {32, 64, 128, 256, 512, 768, 1024}) {
+    const int api = occupancy_lab::api_blocks_per_sm(Kernel::kLight, block, 0);
+    const auto r = occ::compute(g, occupancy_lab::kernel_spec(light, block, 0));
+    agree += api == r.resident_blocks;
+    ++total;
+    t.add_row({block, light.numRegs, api, r.resident_blocks, Value(r.occupancy_percent, 1), r.limiter_names()});
+  }
+  report.table("light_kernel", t);
+
+  report.heading("smem_kernel, 256 threads, dynamic shared memory per block (opt-in beyond 48 KB)");
+  const auto smem = occupancy_lab::attributes(Kernel::kSharedMemory);
+  cudalab::Table s({{"dynamic_smem", "dynamic smem"}, {"api_blocks", "API blocks/SM"}, {"calc_blocks", "calc blocks/SM"},
+                    {"occupancy_percent", "occupancy %"}, {"limited_by", "limited by"}});
+  const std::size_t max_dyn = g.smem_per_block_optin - smem.sharedSizeBytes;
+  for (std::size_t kb : {0, 16, 32, 48, 64, 96, 128, 160, 192}) {
+    const std::size_t bytes = kb * 1024;
+    if (bytes > max_dyn) break;
+    const int api = occupancy_lab::api_blocks_per_sm(Kernel::kSharedMemory, 256, bytes);
+    const auto r = occ::compute(g, occupancy_lab::kernel_spec(smem, 256, bytes));
+    agree += api == r.resident_blocks;
+    ++total;
+    s.add_row({fmt::format("{} KB", kb), api, r.resident_blocks, Value(r.occupancy_percent, 1), r.limiter_names()});
+  }
+  report.table("smem_kernel", s);
+
+  const auto light_best = occupancy_lab::suggest_block(Kernel::kLight);
+  const auto reg_best = occupancy_lab::suggest_block(Kernel::kRegisters96);
+  report.field("suggested_block_light", "cudaOccupancyMaxPotentialBlockSize(light_kernel)",
+               fmt::format("block {} (min grid {})", light_best.block, light_best.min_grid));
+  report.field("suggested_block_registers_96", "cudaOccupancyMaxPotentialBlockSize(registers_96)",
+               fmt::format("block {} (min grid {})", reg_best.block, reg_best.min_grid));
+}
+
+void runtime_sweep(cudalab::Report& report, const occ::GpuSpec& g, int& agree, int& total) {
+  report.heading("Runtime sweep: this calculator vs cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  cudalab::Table t({{"kernel", "kernel"}, {"regs", "regs"}, {"static_smem", "static smem"},
+                    {"local_bytes", "local (spill) B"}, {"configs", "configs"}, {"agree", "agree"}});
+  for (const auto& ks : occupancy_lab::runtime_sweep(g)) {
+    agree += ks.agree;
+    total += ks.configs;
+    t.add_row({occupancy_lab::kernel_name(ks.kernel), ks.attr.numRegs, static_cast<long long>(ks.attr.sharedSizeBytes),
+               static_cast<long long>(ks.attr.localSizeBytes), ks.configs, ks.agree});
+  }
+  report.table("runtime_sweep", t);
+}
+
+void launch_bounds(cudalab::Report& report, const occ::GpuSpec& g) {
+  report.heading("__launch_bounds__(256, 4) on the same code (96 values live per thread), 256-thread blocks");
+  cudalab::Table t({{"kernel", "kernel"}, {"regs", "regs/thread"}, {"local_bytes", "spill (local) B"},
+                    {"blocks", "blocks/SM"}, {"occupancy_percent", "occupancy %"}, {"limited_by", "limited by"}});
+  for (Kernel k : {Kernel::kRegisters96, Kernel::kRegisters96Bounded}) {
+    const auto attr = occupancy_lab::attributes(k);
+    const auto r = occ::compute(g, occupancy_lab::kernel_spec(attr, 256, 0));
+    t.add_row({occupancy_lab::kernel_name(k), attr.numRegs, static_cast<long long>(attr.localSizeBytes),
+               occupancy_lab::api_blocks_per_sm(k, 256, 0), Value(r.occupancy_percent, 1), r.limiter_names()});
+  }
+  report.table("launch_bounds", t);
+}
+
+// Residency limited with dynamic shared memory: k blocks of 256 threads per SM, one full wave,
+// a grid-stride copy-and-scale. One float per iteration vs four 16-byte loads in flight.
+void bandwidth_vs_occupancy(cudalab::Report& report, const occ::GpuSpec& g, const cudalab::DeviceFacts& f,
+                            cudalab::Benchmarker& bench, double copy_gbps) {
+  constexpr int kBlock = 256;
+  const std::size_t n = std::size_t{1} << 27;  // 512 MiB in, 512 MiB out
+  cudalab::require_device_memory(8.0 * static_cast<double>(n), "the bandwidth-vs-occupancy run");
+  cudalab::DeviceBuffer<float> in(n), out(n);
+  in.fill_bytes(0x3F);
+  occupancy_lab::allow_stream_smem(g.smem_per_block_optin);
+  report.heading(fmt::format("Bandwidth vs occupancy: out = 2 * in, {} floats, {}-thread blocks, one wave", n, kBlock));
+  cudalab::Table t({{"blocks_per_sm", "blocks/SM"}, {"warps_per_sm", "warps/SM"}, {"occupancy_percent", "occupancy %"},
+                    {"dynamic_smem", "smem/block"}, {"gbps_scalar", "1 float/iter GB/s"}, {"gbps_ilp", "4 x float4 GB/s"},
+                    {"pct_copy_scalar", "% copy"}, {"pct_copy_ilp", "% copy (ILP)"}});
+  for (int k : {1, 2, 3, 4, 6, 8}) {
+    // The largest per-block allocation that still lets exactly k blocks fit.
+    const std::size_t alloc = g.smem_per_sm / static_cast<std::size_t>(k) / g.smem_alloc_unit * g.smem_alloc_unit;
+    const std::size_t dyn = alloc - g.smem_reserved_per_block;
+    occ::KernelSpec spec;
+    spec.block_threads = kBlock;
+    spec.regs_per_thread = 32;
+    spec.dynamic_smem = dyn;
+    spec.max_dynamic_smem = g.smem_per_block_optin;
+    const auto r = occ::compute(g, spec);
+    const int grid = f.sm_count * r.resident_blocks;
+    const auto scalar = bench.run([&] { occupancy_lab::launch_stream(false, in.data(), out.data(), n, grid, kBlock, dyn); });
+    const auto ilp = bench.run([&] { occupancy_lab::launch_stream(true, in.data(), out.data(), n, grid, kBlock, dyn); });
+    const double bytes = 8.0 * static_cast<double>(n);
+    const double gs = cudalab::gbps(bytes, scalar.median_ms), gi = cudalab::gbps(bytes, ilp.median_ms);
+    t.add_row({r.resident_blocks, r.active_warps, Value(r.occupancy_percent, 1), fmt::format("{} KB", dyn / 1024),
+               Value(gs, 0), Value(gi, 0), Value(cudalab::percent(gs, copy_gbps), 1), Value(cudalab::percent(gi, copy_gbps), 1)});
+  }
+  report.table("bandwidth_vs_occupancy", t);
+}
+
+void tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
+  constexpr int kBlock = 256;
+  const int per_sm = occupancy_lab::spin_blocks_per_sm(kBlock);
+  const long long full_wave = static_cast<long long>(f.sm_count) * per_sm;
+  const long long cycles = static_cast<long long>(f.sm_clock_khz) * 20;  // about 20 us per block
+  cudalab::DeviceBuffer<unsigned long long> sink(1);
+  report.heading(fmt::format("Tail effect: every block waits {} SM cycles (about 20 us); {} blocks/SM x {} SMs = {} per wave",
+                             cycles, per_sm, f.sm_count, full_wave));
+  cudalab::Table t({{"blocks", "blocks"}, {"waves", "waves"}, {"median_ms", "median ms"}, {"vs_one_wave", "x one wave"}});
+  double one_wave_ms = 0;
+  for (long long blocks : {full_wave, full_wave + 1, 2 * full_wave, 2 * full_wave + 1}) {
+    const auto timing = bench.run([&] { occupancy_lab::launch_spin(cycles, static_cast<int>(blocks), kBlock, sink.data()); });
+    if (blocks == full_wave) one_wave_ms = timing.median_ms;
+    t.add_row({blocks, occupancy_lab::waves(blocks, f.sm_count, per_sm), Value(timing.median_ms, 4),
+               Value(timing.median_ms / one_wave_ms, 2)});
+  }
+  report.table("tail_effect", t);
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  cudalab::Cli cli("occupancy", "Occupancy: a calculator checked against CUDA's, and what occupancy buys a kernel.");
+  cli.option("--threads", o.threads, "what-if: threads per block", 1, 1024);
+  cli.option("--regs", o.regs, "what-if: registers per thread", 0, 255);
+  cli.option("--smem", o.smem, "what-if: shared memory per block in bytes (64K = 65536)", 0, std::int64_t{1} << 20);
+  std::vector<std::string> archs = cudalab::occupancy::known_archs();
+  cli.option("--arch", o.arch, "what-if for this architecture instead of the local GPU (sm_75 ... sm_120)");
+  cli.add_common(o.common);
+  cli.footer("Examples:\n  occupancy\n  occupancy --threads 128 --regs 168 --smem 64K --arch sm_90\n"
+             "  occupancy --threads 256 --regs 40 --device 0");
+  if (auto code = cli.parse(argc, argv)) return *code;
+
+  const bool what_if = cli.given("--threads");
+  if (!what_if && (cli.given("--regs") || cli.given("--smem") || cli.given("--arch"))) {
+    throw cudalab::UsageError("--regs, --smem and --arch describe a what-if kernel: give --threads too");
+  }
+  if (what_if && !o.arch.empty()) {
+    if (o.common.device_given) throw cudalab::UsageError("give either --arch or --device, not both");
+    const auto spec = occupancy_lab::parse_arch(o.arch);
+    if (!spec) {
+      std::string known;
+      for (const auto& a : archs) known += (known.empty() ? "" : ", ") + a;
+      throw cudalab::UsageError(fmt::format("unknown architecture '{}'; known: {}", o.arch, known));
+    }
+    return run_what_if(o, *spec);
+  }
+
+  cudalab::select_device(o.common.device);
+  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
+  const occ::GpuSpec g = occ::spec_from_device(facts);
+  if (what_if) return run_what_if(o, g);
+
+  cudalab::Report report("occupancy", o.common.json);
+  report.field("device", "device", facts.name);
+  report.field("arch", "architecture", g.arch);
+  report.field("sm_count", "SMs", facts.sm_count);
+  report.field("max_warps_per_sm", "max warps per SM", g.max_threads_per_sm / g.warp_size);
+  report.field("max_blocks_per_sm", "max blocks per SM", g.max_blocks_per_sm);
+  int agree = 0, total = 0;
+  notes_program(report, g, agree, total);
+  runtime_sweep(report, g, agree, total);
+  report.field("api_agreement", "calculator = CUDA runtime", fmt::format("{} of {} configurations", agree, total));
+  launch_bounds(report, g);
+
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const auto ceiling = cudalab::measure_copy_ceiling(bench);
+  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  bandwidth_vs_occupancy(report, g, facts, bench, ceiling.gbps);
+  tail_effect(report, facts, bench);
+  return agree == total ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudalab::run_lab("occupancy", [&] { return run(argc, argv); });
+}

@@ -1,0 +1,301 @@
+// occupancy kernels: small kernels with deliberately different resource footprints, the
+// memory-bound kernel for "bandwidth vs occupancy", and the fixed-duration kernel for the
+// tail effect.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+#include "occupancy_lab.hpp"
+
+namespace occupancy_lab {
+
+namespace {
+
+// The notes' light kernel.
+__global__ void light_kernel(float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] * 2.f + 1.f;
+}
+
+// The notes' shared-memory kernel: each block reverses its slice through dynamic shared memory.
+// (The notes' version reads buf[blockDim.x - 1 - t] of the last, partial block, which holds the
+// zeros it loaded for missing elements; so does this one, and the CPU reference models it.)
+__global__ void smem_kernel(float* x, int n) {
+  extern __shared__ float buf[];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  buf[threadIdx.x] = (i < n) ? x[i] : 0.f;
+  __syncthreads();
+  if (i < n) x[i] = buf[blockDim.x - 1 - threadIdx.x];
+}
+
+// Keeps N values live per thread: loads N inputs, mixes them for a few rounds (each value
+// depends on two others, so none can retire early), then writes their sum.
+template <int N>
+__device__ __forceinline__ void register_pressure_body(float* x, const float* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v[N];
+#pragma unroll
+  for (int j = 0; j < N; ++j) v[j] = in[(i + j * 97) % n];
+#pragma unroll
+  for (int round = 0; round < 3; ++round) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = fmaf(v[j], 0.5f, v[(j + 1) % N] * 0.25f + v[(j + 7) % N] * 0.125f);
+  }
+  float s = 0.f;
+#pragma unroll
+  for (int j = 0; j < N; ++j) s += v[j];
+  x[i] = s;
+}
+
+template <int N>
+__global__ void register_pressure(float* x, const float* in, int n) {
+  register_pressure_body<N>(x, in, n);
+}
+
+// Same code; __launch_bounds__(256, 4) promises blocks of <= 256 threads and asks for at
+// least 4 resident blocks per SM, so the compiler must fit in 65536 / (4 * 256) = 64 registers.
+__global__ void __launch_bounds__(256, 4) register_pressure_bounded(float* x, const float* in, int n) {
+  register_pressure_body<96>(x, in, n);
+}
+
+__global__ void stream_scale(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    out[i] = 2.f * in[i];
+  }
+}
+
+// Four 16-byte loads in flight per thread before the first store: the same bytes per thread
+// as stream_scale moves in 16 iterations.
+__global__ void stream_scale_ilp(const float4* __restrict__ in, float4* __restrict__ out, std::size_t n4) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    float4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[k] = in[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) out[i + k * stride] = make_float4(2.f * v[k].x, 2.f * v[k].y, 2.f * v[k].z, 2.f * v[k].w);
+  }
+  for (; i < n4; i += stride) {
+    const float4 v = in[i];
+    out[i] = make_float4(2.f * v.x, 2.f * v.y, 2.f * v.z, 2.f * v.w);
+  }
+}
+
+__global__ void spin(long long cycles, unsigned long long* sink) {
+  const long long start = clock64();
+  long long now = start;
+  while (now - start < cycles) now = clock64();
+  if (threadIdx.x == 0 && now == 0) *sink = static_cast<unsigned long long>(now);  // never true; keeps the loop
+}
+
+const void* function_of(Kernel k) {
+  switch (k) {
+    case Kernel::kLight: return reinterpret_cast<const void*>(light_kernel);
+    case Kernel::kSharedMemory: return reinterpret_cast<const void*>(smem_kernel);
+    case Kernel::kRegisters16: return reinterpret_cast<const void*>(register_pressure<16>);
+    case Kernel::kRegisters48: return reinterpret_cast<const void*>(register_pressure<48>);
+    case Kernel::kRegisters96: return reinterpret_cast<const void*>(register_pressure<96>);
+    case Kernel::kRegisters96Bounded: return reinterpret_cast<const void*>(register_pressure_bounded);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<Kernel>& all_kernels() {
+  static const std::vector<Kernel> v{Kernel::kLight,       Kernel::kSharedMemory, Kernel::kRegisters16,
+                                     Kernel::kRegisters48, Kernel::kRegisters96,  Kernel::kRegisters96Bounded};
+  return v;
+}
+
+std::string kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::kLight: return "light_kernel";
+    case Kernel::kSharedMemory: return "smem_kernel";
+    case Kernel::kRegisters16: return "registers_16";
+    case Kernel::kRegisters48: return "registers_48";
+    case Kernel::kRegisters96: return "registers_96";
+    case Kernel::kRegisters96Bounded: return "registers_96_bounded";
+  }
+  return "?";
+}
+
+cudaFuncAttributes attributes(Kernel k) {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, function_of(k)));
+  return a;
+}
+
+void allow_max_dynamic_smem(Kernel k, const cudaFuncAttributes& attr, std::size_t optin) {
+  const int max_dynamic = static_cast<int>(optin - attr.sharedSizeBytes);
+  CUDA_CHECK(cudaFuncSetAttribute(function_of(k), cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic));
+}
+
+int api_blocks_per_sm(Kernel k, int block, std::size_t dynamic_smem) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_of(k), block, dynamic_smem));
+  return blocks;
+}
+
+Suggestion suggest_block(Kernel k) {
+  Suggestion s;
+  switch (k) {
+    case Kernel::kLight: CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, light_kernel, 0, 0)); break;
+    case Kernel::kSharedMemory:
+      // Shared memory grows with the block: one float per thread.
+      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&s.min_grid, &s.block, smem_kernel,
+                                                                 [](int b) { return b * sizeof(float); }, 0));
+      break;
+    case Kernel::kRegisters16:
+      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure<16>, 0, 0));
+      break;
+    case Kernel::kRegisters48:
+      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure<48>, 0, 0));
+      break;
+    case Kernel::kRegisters96:
+      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure<96>, 0, 0));
+      break;
+    case Kernel::kRegisters96Bounded:
+      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure_bounded, 0, 0));
+      break;
+  }
+  return s;
+}
+
+cudalab::occupancy::KernelSpec kernel_spec(const cudaFuncAttributes& attr, int block, std::size_t dynamic_smem) {
+  cudalab::occupancy::KernelSpec s;
+  s.block_threads = block;
+  s.regs_per_thread = attr.numRegs;
+  s.static_smem = attr.sharedSizeBytes;
+  s.dynamic_smem = dynamic_smem;
+  s.max_dynamic_smem = static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes);
+  return s;
+}
+
+void run_kernel(Kernel k, float* x, const float* in, int n, int block, std::size_t dynamic_smem) {
+  const unsigned grid = static_cast<unsigned>(cudalab::ceil_div(n, block));
+  switch (k) {
+    case Kernel::kLight: light_kernel<<<grid, block>>>(x, n); break;
+    case Kernel::kSharedMemory:
+      smem_kernel<<<grid, block, dynamic_smem < block * sizeof(float) ? block * sizeof(float) : dynamic_smem>>>(x, n);
+      break;
+    case Kernel::kRegisters16: register_pressure<16><<<grid, block>>>(x, in, n); break;
+    case Kernel::kRegisters48: register_pressure<48><<<grid, block>>>(x, in, n); break;
+    case Kernel::kRegisters96: register_pressure<96><<<grid, block>>>(x, in, n); break;
+    case Kernel::kRegisters96Bounded: register_pressure_bounded<<<grid, block>>>(x, in, n); break;
+  }
+  CUDA_CHECK_LAUNCH(kernel_name(k).c_str());
+}
+
+namespace {
+template <int N>
+void register_pressure_reference(std::vector<float>& x, const std::vector<float>& in) {
+  const int n = static_cast<int>(in.size());
+  for (int i = 0; i < n; ++i) {
+    float v[N];
+    for (int j = 0; j < N; ++j) v[j] = in[static_cast<std::size_t>((static_cast<long long>(i) + j * 97) % n)];
+    for (int round = 0; round < 3; ++round) {
+      for (int j = 0; j < N; ++j) v[j] = std::fma(v[j], 0.5f, v[(j + 1) % N] * 0.25f + v[(j + 7) % N] * 0.125f);
+    }
+    float s = 0.f;
+    for (int j = 0; j < N; ++j) s += v[j];
+    x[static_cast<std::size_t>(i)] = s;
+  }
+}
+}  // namespace
+
+void reference(Kernel k, std::vector<float>& x, const std::vector<float>& in, int block) {
+  const int n = static_cast<int>(x.size());
+  switch (k) {
+    case Kernel::kLight:
+      for (auto& v : x) v = v * 2.f + 1.f;
+      break;
+    case Kernel::kSharedMemory: {
+      const std::vector<float> old = x;
+      for (int i = 0; i < n; ++i) {
+        const int base = i / block * block, t = i - base, src = base + block - 1 - t;
+        x[static_cast<std::size_t>(i)] = src < n ? old[static_cast<std::size_t>(src)] : 0.f;
+      }
+      break;
+    }
+    case Kernel::kRegisters16: register_pressure_reference<16>(x, in); break;
+    case Kernel::kRegisters48: register_pressure_reference<48>(x, in); break;
+    case Kernel::kRegisters96:
+    case Kernel::kRegisters96Bounded: register_pressure_reference<96>(x, in); break;
+  }
+}
+
+std::vector<KernelSweep> runtime_sweep(const cudalab::occupancy::GpuSpec& g) {
+  std::vector<KernelSweep> out;
+  for (Kernel k : all_kernels()) {
+    KernelSweep ks{k, attributes(k), 0, 0};
+    allow_max_dynamic_smem(k, ks.attr, g.smem_per_block_optin);
+    ks.attr = attributes(k);
+    const auto max_dyn = static_cast<std::size_t>(ks.attr.maxDynamicSharedSizeBytes);
+    for (int block = 32; block <= ks.attr.maxThreadsPerBlock; block += 32) {
+      for (std::size_t smem = 0; smem <= max_dyn; smem += 4096) {
+        for (std::size_t bytes : {smem, smem + 1}) {
+          if (bytes > max_dyn) continue;
+          const int api = api_blocks_per_sm(k, block, bytes);
+          ks.agree += api == cudalab::occupancy::compute(g, kernel_spec(ks.attr, block, bytes)).resident_blocks;
+          ++ks.configs;
+        }
+      }
+    }
+    out.push_back(ks);
+  }
+  return out;
+}
+
+void allow_stream_smem(std::size_t max_dynamic) {
+  const int bytes = static_cast<int>(max_dynamic);
+  CUDA_CHECK(cudaFuncSetAttribute(stream_scale, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  CUDA_CHECK(cudaFuncSetAttribute(stream_scale_ilp, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
+void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int grid, int block,
+                   std::size_t dynamic_smem, cudaStream_t stream) {
+  if (ilp) {
+    if (n % 4 != 0) throw std::invalid_argument("launch_stream: the ILP kernel needs n divisible by 4");
+    stream_scale_ilp<<<grid, block, dynamic_smem, stream>>>(reinterpret_cast<const float4*>(in),
+                                                            reinterpret_cast<float4*>(out), n / 4);
+  } else {
+    stream_scale<<<grid, block, dynamic_smem, stream>>>(in, out, n);
+  }
+  CUDA_CHECK_LAUNCH(ilp ? "stream_scale_ilp" : "stream_scale");
+}
+
+void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream) {
+  spin<<<grid, block, 0, stream>>>(cycles, sink);
+  CUDA_CHECK_LAUNCH("spin");
+}
+
+int spin_blocks_per_sm(int block) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin, block, 0));
+  return blocks;
+}
+
+long long waves(long long blocks, int sms, int per_sm) {
+  const long long per_wave = static_cast<long long>(sms) * per_sm;
+  return per_wave > 0 ? cudalab::ceil_div(blocks, per_wave) : 0;
+}
+
+std::optional<cudalab::occupancy::GpuSpec> parse_arch(const std::string& text) {
+  std::string digits;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  if (digits.empty()) return std::nullopt;
+  const bool shaped = text == "sm_" + digits || text == digits ||
+                      (text.size() >= 3 && text == digits.substr(0, digits.size() - 1) + "." + digits.back());
+  if (!shaped) return std::nullopt;
+  return cudalab::occupancy::spec_for_arch("sm_" + digits);
+}
+
+}  // namespace occupancy_lab

@@ -1,0 +1,70 @@
+#pragma once
+// occupancy: how many blocks fit on an SM, what stops more, and what occupancy buys.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/occupancy_calc.hpp"
+
+namespace occupancy_lab {
+
+// The lab's kernels, each with a different resource footprint.
+enum class Kernel {
+  kLight,          // the notes' light_kernel: x = 2x + 1, a handful of registers
+  kSharedMemory,   // the notes' smem_kernel: dynamic shared memory, reversed within the block
+  kRegisters16,    // keeps 16 values per thread live
+  kRegisters48,    // 48 values
+  kRegisters96,    // 96 values
+  kRegisters96Bounded,  // the same code with __launch_bounds__(256, 4): at most 64 registers
+};
+
+const std::vector<Kernel>& all_kernels();
+std::string kernel_name(Kernel k);
+cudaFuncAttributes attributes(Kernel k);
+// Raises the kernel's dynamic shared memory limit to the device's opt-in maximum.
+void allow_max_dynamic_smem(Kernel k, const cudaFuncAttributes& attr, std::size_t optin);
+int api_blocks_per_sm(Kernel k, int block, std::size_t dynamic_smem);
+// cudaOccupancyMaxPotentialBlockSize: the block size with the highest occupancy, and the
+// smallest grid that fills the GPU with it.
+struct Suggestion {
+  int block = 0, min_grid = 0;
+};
+Suggestion suggest_block(Kernel k);
+cudalab::occupancy::KernelSpec kernel_spec(const cudaFuncAttributes& attr, int block, std::size_t dynamic_smem);
+
+// Every kernel x block sizes 32..its maximum (step 32) x dynamic shared memory 0..its opt-in
+// maximum in 4 KB steps (and one byte over each): this calculator vs
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor. Raises each kernel's dynamic limit first.
+struct KernelSweep {
+  Kernel kernel;
+  cudaFuncAttributes attr;
+  int configs = 0, agree = 0;
+};
+std::vector<KernelSweep> runtime_sweep(const cudalab::occupancy::GpuSpec& gpu);
+
+// Runs each kernel once on `n` elements (tests check the results; the lab does not time these).
+void run_kernel(Kernel k, float* x, const float* in, int n, int block, std::size_t dynamic_smem);
+// The CPU version of each kernel, for the tests.
+void reference(Kernel k, std::vector<float>& x, const std::vector<float>& in, int block);
+
+// Memory-bound copy-and-scale used for bandwidth vs occupancy: out = 2 * in, grid-stride.
+// `ilp` = false: one float per iteration; true: four 16-byte loads issued before any store.
+// Allows the stream kernels up to `max_dynamic` bytes of dynamic shared memory.
+void allow_stream_smem(std::size_t max_dynamic);
+void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int grid, int block,
+                   std::size_t dynamic_smem, cudaStream_t stream = nullptr);
+
+// A block that does nothing but wait `cycles` SM clocks: every block takes the same time.
+void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream = nullptr);
+int spin_blocks_per_sm(int block);
+
+// Number of waves `blocks` need on `sms` SMs holding `per_sm` blocks each.
+long long waves(long long blocks, int sms, int per_sm);
+
+// "sm_90", "90" or "9.0" -> the built-in spec.
+std::optional<cudalab::occupancy::GpuSpec> parse_arch(const std::string& text);
+
+}  // namespace occupancy_lab

@@ -1,0 +1,84 @@
+// The occupancy lab's kernels against their CPU versions, and the calculator against the
+// CUDA runtime on the real device (100% agreement required).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/occupancy_calc.hpp"
+#include "common/random.hpp"
+#include "gpu_test.hpp"
+#include "occupancy_lab.hpp"
+
+namespace {
+
+using occupancy_lab::Kernel;
+namespace occ = cudalab::occupancy;
+
+TEST(OccupancyGpu, CalculatorAgreesWithTheRuntimeOnEveryConfiguration) {
+  CUDALAB_REQUIRE_GPU();
+  const auto g = occ::spec_from_device(cudalab::query_device(0));
+  int configs = 0;
+  for (const auto& ks : occupancy_lab::runtime_sweep(g)) {
+    EXPECT_EQ(ks.agree, ks.configs) << occupancy_lab::kernel_name(ks.kernel) << " regs=" << ks.attr.numRegs;
+    configs += ks.configs;
+  }
+  EXPECT_GT(configs, 1000);
+}
+
+TEST(OccupancyGpu, RegisterFootprintsDiffer) {
+  CUDALAB_REQUIRE_GPU();
+  const auto r16 = occupancy_lab::attributes(Kernel::kRegisters16);
+  const auto r96 = occupancy_lab::attributes(Kernel::kRegisters96);
+  const auto bounded = occupancy_lab::attributes(Kernel::kRegisters96Bounded);
+  EXPECT_LT(r16.numRegs, r96.numRegs);
+  EXPECT_GT(r96.numRegs, 64);
+  EXPECT_LE(bounded.numRegs, 64);  // __launch_bounds__(256, 4): 65536 / 1024 threads
+}
+
+TEST(OccupancyGpu, KernelsMatchTheirCpuVersions) {
+  CUDALAB_REQUIRE_GPU();
+  for (int n : {1, 31, 257, 1000, 4099}) {
+    for (int block : {32, 128, 256}) {
+      for (Kernel k : occupancy_lab::all_kernels()) {
+        const auto in = cudalab::random_vector<float>(static_cast<std::size_t>(n), 11 + n, -1.f, 1.f);
+        std::vector<float> expected = cudalab::random_vector<float>(static_cast<std::size_t>(n), 12 + n, -1.f, 1.f);
+        cudalab::DeviceBuffer<float> d_in(in), d_x(expected);
+        occupancy_lab::reference(k, expected, in, block);
+        occupancy_lab::run_kernel(k, d_x.data(), d_in.data(), n, block, 0);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        // nvcc contracts a * b + c into one fused multiply-add, g++ does not: allow a few ulps.
+        const auto r = cudalab::check_close(expected, d_x.download(), 1e-5, 1e-5);
+        EXPECT_TRUE(r.ok()) << occupancy_lab::kernel_name(k) << " n=" << n << " block=" << block << ": " << r.summary();
+      }
+    }
+  }
+}
+
+TEST(OccupancyGpu, StreamKernelsScaleEveryElement) {
+  CUDALAB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{4}, std::size_t{1000}, std::size_t{1} << 20}) {
+    const auto in = cudalab::random_vector<float>(n, 5, -10.f, 10.f);
+    cudalab::DeviceBuffer<float> d_in(in), d_out(n);
+    for (bool ilp : {false, true}) {
+      d_out.fill_bytes(0xFF);
+      occupancy_lab::launch_stream(ilp, d_in.data(), d_out.data(), n, 7, 256, 0);
+      const auto out = d_out.download();
+      std::vector<float> expected(n);
+      for (std::size_t i = 0; i < n; ++i) expected[i] = 2.f * in[i];
+      const auto r = cudalab::check_exact(expected, out);
+      EXPECT_TRUE(r.ok()) << "ilp=" << ilp << " n=" << n << ": " << r.summary();
+    }
+  }
+}
+
+TEST(OccupancyGpu, SpinKernelRunsAndReportsResidency) {
+  CUDALAB_REQUIRE_GPU();
+  EXPECT_GE(occupancy_lab::spin_blocks_per_sm(256), 1);
+  cudalab::DeviceBuffer<unsigned long long> sink(1);
+  occupancy_lab::launch_spin(1000, 4, 256, sink.data());
+  EXPECT_NO_THROW(CUDA_CHECK(cudaDeviceSynchronize()));
+}
+
+}  // namespace
