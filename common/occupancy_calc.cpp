@@ -164,4 +164,14 @@ Result compute(const GpuSpec& g, const KernelSpec& k) {
   return r;
 }
 
+KernelSpec spec_from_attributes(const cudaFuncAttributes& attr, int block_threads, std::size_t dynamic_smem) {
+  KernelSpec s;
+  s.block_threads = block_threads;
+  s.regs_per_thread = attr.numRegs;
+  s.static_smem = attr.sharedSizeBytes;
+  s.dynamic_smem = dynamic_smem;
+  s.max_dynamic_smem = static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes);
+  return s;
+}
+
 }  // namespace cudalab::occupancy

@@ -5,6 +5,8 @@
 // sub-partitions; shared memory in units of 128 B (256 B on sm_7x) plus the block's
 // driver-reserved 1 KB on sm_80 and later; a per-architecture cap on resident blocks).
 // Needs no GPU: a GpuSpec can come from the device or from a named architecture.
+#include <cuda_runtime_api.h>
+
 #include <climits>
 #include <cstddef>
 #include <optional>
@@ -79,5 +81,8 @@ struct Result {
 };
 
 Result compute(const GpuSpec& gpu, const KernelSpec& kernel);
+
+// A KernelSpec from what cudaFuncGetAttributes reports about a compiled kernel.
+KernelSpec spec_from_attributes(const cudaFuncAttributes& attr, int block_threads, std::size_t dynamic_smem);
 
 }  // namespace cudalab::occupancy

@@ -73,7 +73,7 @@ void notes_program(cudalab::Report& report, const occ::GpuSpec& g, int& agree, i
                     {"calc_blocks", "calc blocks/SM"}, {"occupancy_percent", "occupancy %"}, {"limited_by", "limited by"}});
   for (int block : {32, 64, 128, 256, 512, 768, 1024}) {
     const int api = occupancy_lab::api_blocks_per_sm(Kernel::kLight, block, 0);
-    const auto r = occ::compute(g, occupancy_lab::kernel_spec(light, block, 0));
+    const auto r = occ::compute(g, occ::spec_from_attributes(light, block, 0));
     agree += api == r.resident_blocks;
     ++total;
     t.add_row({block, light.numRegs, api, r.resident_blocks, Value(r.occupancy_percent, 1), r.limiter_names()});
@@ -89,7 +89,7 @@ void notes_program(cudalab::Report& report, const occ::GpuSpec& g, int& agree, i
     const std::size_t bytes = kb * 1024;
     if (bytes > max_dyn) break;
     const int api = occupancy_lab::api_blocks_per_sm(Kernel::kSharedMemory, 256, bytes);
-    const auto r = occ::compute(g, occupancy_lab::kernel_spec(smem, 256, bytes));
+    const auto r = occ::compute(g, occ::spec_from_attributes(smem, 256, bytes));
     agree += api == r.resident_blocks;
     ++total;
     s.add_row({fmt::format("{} KB", kb), api, r.resident_blocks, Value(r.occupancy_percent, 1), r.limiter_names()});
@@ -123,7 +123,7 @@ void launch_bounds(cudalab::Report& report, const occ::GpuSpec& g) {
                     {"blocks", "blocks/SM"}, {"occupancy_percent", "occupancy %"}, {"limited_by", "limited by"}});
   for (Kernel k : {Kernel::kRegisters96, Kernel::kRegisters96Bounded}) {
     const auto attr = occupancy_lab::attributes(k);
-    const auto r = occ::compute(g, occupancy_lab::kernel_spec(attr, 256, 0));
+    const auto r = occ::compute(g, occ::spec_from_attributes(attr, 256, 0));
     t.add_row({occupancy_lab::kernel_name(k), attr.numRegs, static_cast<long long>(attr.localSizeBytes),
                occupancy_lab::api_blocks_per_sm(k, 256, 0), Value(r.occupancy_percent, 1), r.limiter_names()});
   }

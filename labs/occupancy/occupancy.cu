@@ -167,15 +167,6 @@ Suggestion suggest_block(Kernel k) {
   return s;
 }
 
-cudalab::occupancy::KernelSpec kernel_spec(const cudaFuncAttributes& attr, int block, std::size_t dynamic_smem) {
-  cudalab::occupancy::KernelSpec s;
-  s.block_threads = block;
-  s.regs_per_thread = attr.numRegs;
-  s.static_smem = attr.sharedSizeBytes;
-  s.dynamic_smem = dynamic_smem;
-  s.max_dynamic_smem = static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes);
-  return s;
-}
 
 void run_kernel(Kernel k, float* x, const float* in, int n, int block, std::size_t dynamic_smem) {
   const unsigned grid = static_cast<unsigned>(cudalab::ceil_div(n, block));
@@ -242,7 +233,7 @@ std::vector<KernelSweep> runtime_sweep(const cudalab::occupancy::GpuSpec& g) {
         for (std::size_t bytes : {smem, smem + 1}) {
           if (bytes > max_dyn) continue;
           const int api = api_blocks_per_sm(k, block, bytes);
-          ks.agree += api == cudalab::occupancy::compute(g, kernel_spec(ks.attr, block, bytes)).resident_blocks;
+          ks.agree += api == cudalab::occupancy::compute(g, cudalab::occupancy::spec_from_attributes(ks.attr, block, bytes)).resident_blocks;
           ++ks.configs;
         }
       }

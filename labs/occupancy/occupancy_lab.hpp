@@ -33,7 +33,6 @@ struct Suggestion {
   int block = 0, min_grid = 0;
 };
 Suggestion suggest_block(Kernel k);
-cudalab::occupancy::KernelSpec kernel_spec(const cudaFuncAttributes& attr, int block, std::size_t dynamic_smem);
 
 // Every kernel x block sizes 32..its maximum (step 32) x dynamic shared memory 0..its opt-in
 // maximum in 4 KB steps (and one byte over each): this calculator vs

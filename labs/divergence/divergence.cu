@@ -1,0 +1,187 @@
+// divergence kernels. The two paths are long (`iters` dependent FMAs, a loop the compiler
+// cannot unroll away because iters is a run-time value) and live in separate non-inlined
+// functions, so the compiler can neither predicate them nor merge them into one loop: a warp
+// whose threads disagree must run one path, then the other.
+//
+// Napkin math: path cost ~ iters x 4 cycles of FMA latency per warp, hidden by the other
+// resident warps; a divergent warp issues both paths, so the model predicts 2x the uniform
+// time, minus what does not double (launch, the store, the branch itself).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "common/cuda_check.hpp"
+#include "divergence.hpp"
+
+namespace divergence {
+
+namespace {
+
+__device__ __noinline__ float path_a(float x, int iters) {
+  for (int k = 0; k < iters; ++k) x = fmaf(x, kEvenScale, kEvenShift);
+  return x;
+}
+
+__device__ __noinline__ float path_b(float x, int iters) {
+  for (int k = 0; k < iters; ++k) x = fmaf(x, kOddScale, kOddShift);
+  return x;
+}
+
+// The notes' divergent kernel: neighbouring threads take different paths.
+__global__ void divergent(float* out, int iters) {
+  // STUDENT-BEGIN(divergence.divergent): a branch that splits every warp
+  // TASK: Start from x = threadIdx.x. Even threads (threadIdx.x % 2 == 0) run path_a, odd
+  // threads path_b; store x in out at the global index.
+  // HINT: about 5 lines.
+  // STUB: (void)out; (void)iters;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float x = static_cast<float>(threadIdx.x);
+  if (threadIdx.x % 2 == 0) x = path_a(x, iters);
+  else x = path_b(x, iters);
+  out[i] = x;
+  // STUDENT-END(divergence.divergent)
+}
+
+// The notes' uniform kernel: the condition is the same for all 32 threads of a warp.
+__global__ void uniform(float* out, int iters) {
+  // STUDENT-BEGIN(divergence.uniform): the same work, one path per warp
+  // TASK: As divergent(), but branch on the warp number, (threadIdx.x / 32) % 2 == 0 -> path_a,
+  // so all 32 threads of a warp take the same path.
+  // HINT: about 5 lines.
+  // STUB: (void)out; (void)iters;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float x = static_cast<float>(threadIdx.x);
+  if ((threadIdx.x / 32) % 2 == 0) x = path_a(x, iters);
+  else x = path_b(x, iters);
+  out[i] = x;
+  // STUDENT-END(divergence.uniform)
+}
+
+// The divergent kernel's computation without a branch: the per-thread difference moves from
+// control flow into data (which constants to use), so every warp runs one loop.
+__global__ void branch_free(float* out, int iters) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool odd = threadIdx.x % 2 != 0;
+  const float scale = odd ? kOddScale : kEvenScale;  // a select, not a branch
+  const float shift = odd ? kOddShift : kEvenShift;
+  float x = static_cast<float>(threadIdx.x);
+  for (int k = 0; k < iters; ++k) x = fmaf(x, scale, shift);
+  out[i] = x;
+}
+
+// Divergence decided by data: the branch is the same code, whether warps diverge depends on
+// how the signs are laid out.
+__global__ void data_dependent(const float* data, float* out, int iters) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float x = static_cast<float>(threadIdx.x);
+  if (data[i] > 0.f) x = path_a(x, iters);
+  else x = path_b(x, iters);
+  out[i] = x;
+}
+
+float run_path(bool a, float x, int iters) {
+  for (int k = 0; k < iters; ++k) x = std::fma(x, a ? kEvenScale : kOddScale, a ? kEvenShift : kOddShift);
+  return x;
+}
+
+}  // namespace
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> v{Variant::kDivergent,  Variant::kUniform,    Variant::kBranchFree,
+                                      Variant::kDataRandom, Variant::kDataSorted, Variant::kDataPositive};
+  return v;
+}
+
+std::string variant_name(Variant v) {
+  switch (v) {
+    case Variant::kDivergent: return "divergent";
+    case Variant::kUniform: return "uniform";
+    case Variant::kBranchFree: return "branch_free";
+    case Variant::kDataRandom: return "data_random";
+    case Variant::kDataSorted: return "data_sorted";
+    case Variant::kDataPositive: return "data_positive";
+  }
+  return "?";
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (Variant v : all_variants()) names.push_back(variant_name(v));
+  return names;
+}
+
+bool parse_variant(const std::string& name, Variant* out) {
+  for (Variant v : all_variants()) {
+    if (variant_name(v) == name) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_data_dependent(Variant v) {
+  return v == Variant::kDataRandom || v == Variant::kDataSorted || v == Variant::kDataPositive;
+}
+
+std::vector<float> make_data(Variant v, std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> d(n);
+  for (auto& x : d) {
+    x = dist(gen);
+    if (x == 0.f) x = 0.5f;
+  }
+  if (v == Variant::kDataSorted) std::sort(d.begin(), d.end());
+  if (v == Variant::kDataPositive) {
+    for (auto& x : d) x = std::fabs(x);
+  }
+  return d;
+}
+
+void launch(Variant v, const float* data, float* out, int grid, int block, int iters, cudaStream_t stream) {
+  switch (v) {
+    case Variant::kDivergent: divergent<<<grid, block, 0, stream>>>(out, iters); break;
+    case Variant::kUniform: uniform<<<grid, block, 0, stream>>>(out, iters); break;
+    case Variant::kBranchFree: branch_free<<<grid, block, 0, stream>>>(out, iters); break;
+    case Variant::kDataRandom:
+    case Variant::kDataSorted:
+    case Variant::kDataPositive: data_dependent<<<grid, block, 0, stream>>>(data, out, iters); break;
+  }
+  CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+}
+
+float reference(Variant v, const std::vector<float>& data, std::size_t global_index, int block, int iters) {
+  const int t = static_cast<int>(global_index % static_cast<std::size_t>(block));
+  const float x = static_cast<float>(t);
+  switch (v) {
+    case Variant::kDivergent:
+    case Variant::kBranchFree: return run_path(t % 2 == 0, x, iters);
+    case Variant::kUniform: return run_path((t / 32) % 2 == 0, x, iters);
+    default: return run_path(data[global_index] > 0.f, x, iters);
+  }
+}
+
+int divergent_warps_mod2(int block) {
+  // Every warp holding at least two threads has an even and an odd one.
+  return block / 32 + (block % 32 >= 2 ? 1 : 0);
+}
+
+int divergent_warps_warp_uniform(int block) {
+  (void)block;
+  return 0;  // (t / 32) % 2 is constant over t = 32w .. 32w + 31
+}
+
+std::size_t divergent_warps_in_data(const std::vector<float>& data) {
+  std::size_t warps = 0;
+  for (std::size_t w = 0; w < data.size(); w += 32) {
+    bool any_pos = false, any_neg = false;
+    for (std::size_t i = w; i < std::min(data.size(), w + 32); ++i) (data[i] > 0.f ? any_pos : any_neg) = true;
+    warps += any_pos && any_neg;
+  }
+  return warps;
+}
+
+}  // namespace divergence

@@ -1,0 +1,49 @@
+#pragma once
+// divergence: what it costs when the 32 threads of a warp take different branches.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace divergence {
+
+// The two paths every variant chooses between. Each is a chain of `iters` fused
+// multiply-adds on x; they differ in their constants, so the results tell which path ran.
+inline constexpr float kEvenScale = 0.999f, kEvenShift = 0.5f;   // path A
+inline constexpr float kOddScale = 0.998f, kOddShift = -0.25f;   // path B
+
+enum class Variant {
+  kDivergent,    // the notes' branch on threadIdx.x % 2: both paths inside every warp
+  kUniform,      // the notes' branch on (threadIdx.x / 32) % 2: one path per warp
+  kBranchFree,   // no branch: each thread picks its constants arithmetically, one loop
+  kDataRandom,   // branch on x[i] > 0, random signs: nearly every warp diverges
+  kDataSorted,   // the same branch on sorted data: only the warp at the sign change diverges
+  kDataPositive, // all positive: no warp diverges
+};
+
+const std::vector<Variant>& all_variants();
+std::string variant_name(Variant v);
+bool parse_variant(const std::string& name, Variant* out);
+std::vector<std::string> variant_names();
+bool is_data_dependent(Variant v);
+
+// The input of the data-dependent variants: n values, random signs (or sorted / all positive).
+std::vector<float> make_data(Variant v, std::size_t n, std::uint64_t seed);
+
+// One thread per element of out (n = grid * block). `data` is read only by the data-dependent
+// variants (may be null otherwise).
+void launch(Variant v, const float* data, float* out, int grid, int block, int iters, cudaStream_t stream = nullptr);
+
+// The CPU reference: the exact arithmetic of thread `global_index` (fmaf on both sides, so the
+// results are bitwise equal).
+float reference(Variant v, const std::vector<float>& data, std::size_t global_index, int block, int iters);
+
+// Warp-grouping arithmetic (CPU): how many warps of a block see both sides of a per-thread
+// condition, for each of the notes' two conditions.
+int divergent_warps_mod2(int block);          // threadIdx.x % 2: every warp
+int divergent_warps_warp_uniform(int block);  // (threadIdx.x / 32) % 2: none
+// Warps (of 32 consecutive elements) whose elements' signs differ.
+std::size_t divergent_warps_in_data(const std::vector<float>& data);
+
+}  // namespace divergence

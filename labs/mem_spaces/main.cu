@@ -1,0 +1,203 @@
+// mem_spaces: every CUDA memory space in one kernel, checked against a CPU model; then atomics
+// on one address and an array in local memory, measured.
+//   ./labs/mem_spaces                      n = 4096, 256-thread blocks
+//   ./labs/mem_spaces --n 1000 --block 128
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/check.hpp"
+#include "common/cli.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_facts.hpp"
+#include "common/lab_main.hpp"
+#include "common/occupancy_calc.hpp"
+#include "common/random.hpp"
+#include "common/report.hpp"
+#include "common/timer.hpp"
+#include "mem_spaces.hpp"
+
+namespace {
+
+using cudalab::Value;
+namespace occ = cudalab::occupancy;
+
+struct Options {
+  cudalab::CommonOptions common;
+  int n = 4096;
+  int block = 256;
+  std::int64_t measure_n = std::int64_t{1} << 24;
+};
+
+void attribute_row(cudalab::Table& t, const std::string& name, const cudaFuncAttributes& a) {
+  t.add_row({name, a.numRegs, static_cast<long long>(a.sharedSizeBytes), static_cast<long long>(a.localSizeBytes),
+             static_cast<long long>(a.constSizeBytes), a.maxThreadsPerBlock});
+}
+
+// One round of the demo with the weights now in constant memory. Returns true when out matches
+// the CPU model exactly, every g_scratch entry is within its rounding bound, and the block
+// counter equals the number of blocks.
+bool demo_round(cudalab::Report& report, const std::string& key, const Options& o, const std::vector<float>& in,
+                const cudalab::DeviceBuffer<float>& d_in, cudalab::DeviceBuffer<float>& d_out) {
+  const int blocks = (o.n + o.block - 1) / o.block;
+  const std::array<float, 4> w = mem_spaces::read_weights();
+  mem_spaces::reset_globals(blocks);
+  d_out.fill_bytes(0xFF);
+  mem_spaces::launch_demo(d_in.data(), d_out.data(), o.n, o.block);
+  const std::vector<float> out = d_out.download();
+  const std::vector<float> scratch = mem_spaces::read_scratch(blocks);
+  const int count = mem_spaces::read_block_count();
+  const auto model = mem_spaces::reference(in, o.block, w);
+
+  const auto out_check = cudalab::check_exact(model.out, out);
+  // g_scratch[b] is a float sum built by atomics in an unpredictable order: each of the
+  // block's m additions rounds once, so |error| <= m * 2^-24 * sum |terms|.
+  std::size_t scratch_bad = 0;
+  double sum_out = 0, sum_scratch = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const double bound = o.block * std::ldexp(1.0, -24) * model.scratch_abs[b] + 1e-30;
+    if (std::fabs(static_cast<double>(scratch[b]) - model.scratch[b]) > bound) ++scratch_bad;
+    sum_scratch += scratch[b];
+  }
+  for (float x : out) sum_out += x;
+
+  report.field(key + "_weights", "c_weight (read back from the symbol)",
+               fmt::format("{{{}, {}, {}, {}}}", w[0], w[1], w[2], w[3]));
+  report.field(key + "_out", "out vs CPU model (exact)", out_check.summary());
+  report.field(key + "_scratch", "g_scratch vs CPU model (rounding bound)",
+               scratch_bad == 0 ? fmt::format("all {} blocks within bound", blocks)
+                                : fmt::format("{} of {} blocks outside the bound", scratch_bad, blocks));
+  report.field(key + "_block_count", "g_block_count", fmt::format("{} (expected {})", count, blocks));
+  report.field(key + "_sums", "sum(out) / sum(g_scratch)", fmt::format("{:.4f} / {:.4f}", sum_out, sum_scratch));
+  if (!out_check.ok()) std::fprintf(stderr, "mem_spaces: %s: out differs: %s\n", key.c_str(), out_check.summary().c_str());
+  if (scratch_bad) std::fprintf(stderr, "mem_spaces: %s: %zu g_scratch entries differ\n", key.c_str(), scratch_bad);
+  if (count != blocks) std::fprintf(stderr, "mem_spaces: %s: g_block_count %d, expected %d\n", key.c_str(), count, blocks);
+  return out_check.ok() && scratch_bad == 0 && count == blocks;
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  cudalab::Cli cli("mem_spaces", "Registers, shared, constant and global memory in one kernel; atomics and local memory measured.");
+  cli.option("--n", o.n, "elements of the demo", 1, mem_spaces::kMaxBlocks * 32);
+  cli.option("--block", o.block, "threads per block (a multiple of 32)", 32, mem_spaces::kMaxBlock);
+  cli.option("--measure-n", o.measure_n, "elements for the timed atomics and local-memory runs", 1024,
+             std::int64_t{1} << 28);
+  cli.add_common(o.common);
+  cli.footer("Examples:\n  mem_spaces\n  mem_spaces --n 1000 --block 128");
+  if (auto code = cli.parse(argc, argv)) return *code;
+  if (o.block % 32 != 0) throw cudalab::UsageError(fmt::format("--block {} is not a multiple of 32", o.block));
+  if ((o.n + o.block - 1) / o.block > mem_spaces::kMaxBlocks) {
+    throw cudalab::UsageError(fmt::format("--n {} needs more than {} blocks of {} (the size of g_scratch)", o.n,
+                                          mem_spaces::kMaxBlocks, o.block));
+  }
+
+  cudalab::select_device(o.common.device);
+  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
+  if (o.block > facts.max_threads_per_block) {
+    throw cudalab::UsageError(fmt::format("--block {} exceeds this GPU's limit of {}", o.block, facts.max_threads_per_block));
+  }
+  cudalab::Report report("mem_spaces", o.common.json);
+  report.field("device", "device", facts.name);
+  report.field("n", "demo elements", o.n);
+  report.field("block", "threads per block", o.block);
+
+  // ---- static attributes ----
+  report.heading("cudaFuncGetAttributes");
+  cudalab::Table attrs({{"kernel", "kernel"}, {"regs", "regs/thread"}, {"static_smem", "static smem B"},
+                        {"local_bytes", "local B"}, {"const_bytes", "const B"}, {"max_threads", "max threads/block"}});
+  const auto demo = mem_spaces::demo_attributes();
+  attribute_row(attrs, "mem_space_demo", demo);
+  for (auto v : mem_spaces::atomic_variants()) attribute_row(attrs, mem_spaces::atomic_name(v), mem_spaces::atomic_attributes(v));
+  for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
+    attribute_row(attrs, mem_spaces::array_name(v), mem_spaces::array_attributes(v));
+  }
+  report.table("attributes", attrs);
+
+  // ---- occupancy on this device (the notes hard-code an A100) ----
+  const occ::GpuSpec g = occ::spec_from_device(facts);
+  const std::size_t dyn = static_cast<std::size_t>(o.block) * sizeof(float);
+  const occ::Result r = occ::compute(g, occ::spec_from_attributes(demo, o.block, dyn));
+  const int api = mem_spaces::demo_api_blocks_per_sm(o.block);
+  report.heading(fmt::format("Occupancy of mem_space_demo on this {} ({} threads, {} B static + {} B dynamic shared)",
+                             g.arch, o.block, demo.sharedSizeBytes, dyn));
+  report.field("blocks_by_threads", "blocks by threads", r.by_warps);
+  report.field("blocks_by_registers", "blocks by registers", r.by_registers == occ::kUnlimited ? Value("-") : Value(r.by_registers));
+  report.field("blocks_by_smem", "blocks by shared memory", r.by_shared_memory);
+  report.field("blocks_by_limit", "blocks by the per-SM cap", r.by_blocks);
+  report.field("resident_blocks", "resident blocks (calculator)", r.resident_blocks);
+  report.field("api_blocks", "cudaOccupancyMaxActiveBlocksPerMultiprocessor", api,
+               api == r.resident_blocks ? "(agrees)" : "(DIFFERS)");
+  report.field("occupancy_percent", "occupancy", Value(r.occupancy_percent, 1), fmt::format("% (limited by {})", r.limiter_names()));
+
+  // ---- the two rounds ----
+  const std::vector<float> in = cudalab::random_vector<float>(static_cast<std::size_t>(o.n), o.common.seed, -4.f, 4.f);
+  cudalab::DeviceBuffer<float> d_in(in), d_out(static_cast<std::size_t>(o.n));
+  report.heading("Round 0: __constant__ weights as initialised at compile time");
+  bool ok = demo_round(report, "round0", o, in, d_in, d_out);
+  mem_spaces::write_weights({1.0f, 2.0f, 3.0f, 4.0f});
+  report.heading("Round 1: weights rewritten with cudaMemcpyToSymbol");
+  ok = demo_round(report, "round1", o, in, d_in, d_out) && ok;
+
+  // ---- atomics on one address ----
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const auto mn = static_cast<std::size_t>(o.measure_n);
+  const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 1, -1000, 1000);
+  long long expected_total = 0;
+  for (int v : values) expected_total += v;
+  cudalab::DeviceBuffer<int> d_values(values);
+  cudalab::DeviceBuffer<unsigned long long> d_total(1);
+  report.heading(fmt::format("Summing {} ints into one counter (median of {})", mn, o.common.repeat));
+  cudalab::Table at({{"variant", "variant"}, {"atomics", "atomics issued"}, {"median_ms", "median ms"},
+                     {"speedup", "x per-thread"}, {"correct", "ok"}});
+  double per_thread_ms = 0;
+  for (auto v : mem_spaces::atomic_variants()) {
+    d_total.fill_bytes(0);
+    mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block);
+    const auto got = static_cast<long long>(d_total.download()[0]);
+    const bool correct = got == expected_total;
+    if (!correct) std::fprintf(stderr, "mem_spaces: %s: sum %lld, expected %lld\n", mem_spaces::atomic_name(v).c_str(), got, expected_total);
+    ok = ok && correct;
+    const auto t = bench.run([&] { mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block); });
+    if (v == mem_spaces::AtomicVariant::kPerThread) per_thread_ms = t.median_ms;
+    at.add_row({mem_spaces::atomic_name(v), mem_spaces::atomics_issued(v, mn, o.block), Value(t.median_ms, 4),
+                Value(per_thread_ms / t.median_ms, 1), correct ? "yes" : "NO"});
+  }
+  report.table("atomics", at);
+
+  // ---- local memory vs registers ----
+  const std::vector<unsigned> uin = cudalab::random_vector<unsigned>(mn, o.common.seed + 2, 0u, 0xFFFFFFu);
+  cudalab::DeviceBuffer<unsigned> d_uin(uin), d_uout(mn);
+  report.heading(fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index", mn));
+  cudalab::Table lt({{"variant", "variant"}, {"local_bytes", "local B/thread"}, {"regs", "regs/thread"},
+                     {"median_ms", "median ms"}, {"vs_registers", "x registers"}, {"correct", "ok"}});
+  struct ArrayRow { mem_spaces::ArrayVariant v; cudaFuncAttributes a; cudalab::Timing t; bool ok; };
+  std::vector<ArrayRow> rows;
+  for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
+    d_uout.fill_bytes(0xAB);
+    mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block);
+    const auto out = d_uout.download();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < mn; ++i) bad += out[i] != mem_spaces::array_reference(uin, i);
+    if (bad) std::fprintf(stderr, "mem_spaces: %s: %zu of %zu outputs differ\n", mem_spaces::array_name(v).c_str(), bad, mn);
+    ok = ok && bad == 0;
+    rows.push_back({v, mem_spaces::array_attributes(v),
+                    bench.run([&] { mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block); }), bad == 0});
+  }
+  for (const auto& row : rows) {
+    lt.add_row({mem_spaces::array_name(row.v), static_cast<long long>(row.a.localSizeBytes), row.a.numRegs,
+                Value(row.t.median_ms, 4), Value(row.t.median_ms / rows.back().t.median_ms, 2), row.ok ? "yes" : "NO"});
+  }
+  report.table("local_memory", lt);
+  ok = ok && api == r.resident_blocks;
+  return ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudalab::run_lab("mem_spaces", [&] { return run(argc, argv); });
+}

@@ -1,0 +1,281 @@
+// mem_spaces kernels.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+#include "mem_spaces.hpp"
+
+namespace mem_spaces {
+
+// (1) __constant__: one copy for the whole application, read through the constant cache;
+//     initialised here at compile time, rewritable from the host with cudaMemcpyToSymbol.
+__constant__ float c_weight[4] = {0.5f, 1.0f, 1.5f, 2.0f};
+// (2) __device__ globals: application scope and lifetime, in global memory; the host reaches
+//     them only through the symbol APIs.
+__device__ float g_scratch[kMaxBlocks];
+__device__ int g_block_count;
+
+namespace {
+
+__global__ void mem_space_demo(const float* __restrict__ in, float* __restrict__ out, int n) {
+  // (3) static __shared__: one array per block, alive while the block runs.
+  __shared__ float s_data[kMaxBlock];
+  // (4) dynamic shared memory: sized by the launch's third <<<>>> argument.
+  extern __shared__ float s_dyn[];
+  // STUDENT-BEGIN(mem_spaces.demo): every memory space in one kernel
+  // TASK: (5) registers: tid, self and sum are automatic variables. Load self = in[tid] (0 past
+  // n) into s_data; after a barrier, s_dyn[t] = fmaf(c_weight[t & 3], self, 0.5f * s_data[(t + 1)
+  // % blockDim.x]); after another barrier, sum the four s_dyn[(t + 7k) % blockDim.x] weighted by
+  // c_weight[k] with fmaf. Threads with tid < n write out[tid] and atomicAdd sum into
+  // g_scratch[blockIdx.x]; thread 0 counts the block in g_block_count.
+  // HINT: about 16 lines.
+  // STUB: (void)in; (void)out; (void)n; (void)s_data; (void)s_dyn;
+  const int t = static_cast<int>(threadIdx.x);
+  const int tid = static_cast<int>(blockIdx.x) * static_cast<int>(blockDim.x) + t;
+  const float self = tid < n ? in[tid] : 0.0f;
+  s_data[t] = self;
+  __syncthreads();  // every s_data entry written before any neighbour is read
+  const float w = c_weight[t & 3];
+  const float neighbour = s_data[(t + 1) % blockDim.x];
+  s_dyn[t] = fmaf(w, self, 0.5f * neighbour);
+  __syncthreads();
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) sum = fmaf(s_dyn[(t + k * 7) % blockDim.x], c_weight[k], sum);
+  if (tid < n) {
+    out[tid] = sum;
+    // The notes add every thread's sum here, including those past n; then sum(out) and
+    // sum(g_scratch) differ for a partial last block. Only real elements count.
+    atomicAdd(&g_scratch[blockIdx.x], sum);
+  }
+  if (t == 0) atomicAdd(&g_block_count, 1);
+  // STUDENT-END(mem_spaces.demo)
+}
+
+// ---- atomics ----
+
+__global__ void sum_per_thread(const int* __restrict__ in, std::size_t n, unsigned long long* total) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(total, static_cast<unsigned long long>(static_cast<long long>(in[i])));
+}
+
+__global__ void sum_per_warp(const int* __restrict__ in, std::size_t n, unsigned long long* total) {
+  // STUDENT-BEGIN(mem_spaces.warp_atomic): one atomic per warp
+  // TASK: Load this thread's element (0 past n) as a 64-bit integer, add the 32 values of the
+  // warp with __shfl_down_sync (offsets 16, 8, 4, 2, 1), and let lane 0 do the only atomicAdd.
+  // HINT: about 7 lines.
+  // STUB: (void)in; (void)n; (void)total;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  long long v = i < n ? in[i] : 0;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(total, static_cast<unsigned long long>(v));
+  // STUDENT-END(mem_spaces.warp_atomic)
+}
+
+__global__ void sum_per_block(const int* __restrict__ in, std::size_t n, unsigned long long* total) {
+  __shared__ long long warp_sums[kMaxBlock / 32];
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  long long v = i < n ? in[i] : 0;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    const int warps = (blockDim.x + 31) / 32;
+    v = lane < warps ? warp_sums[lane] : 0;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0) atomicAdd(total, static_cast<unsigned long long>(v));
+  }
+}
+
+// ---- the per-thread array ----
+
+// a[] is indexed with (i + r) % 32, a value known only at run time: registers cannot be
+// indexed, so the compiler puts a[] in local memory (per-thread, in DRAM, cached in L1/L2).
+__global__ void array_local(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned a[32];
+#pragma unroll
+  for (int k = 0; k < 32; ++k) a[k] = in[(32 * i + k) % n];
+  unsigned s = 0;
+  for (int r = 0; r < 32; ++r) s += a[(i + r) % 32] * static_cast<unsigned>(r + 1);
+  out[i] = s;
+}
+
+// The same sum with the loop running over k, so every a[k] index is a compile-time constant
+// after unrolling and a[] lives in 32 registers; the weight moves into the arithmetic:
+// r = (k - i) mod 32.
+__global__ void array_registers(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned a[32];
+#pragma unroll
+  for (int k = 0; k < 32; ++k) a[k] = in[(32 * i + k) % n];
+  unsigned s = 0;
+  const unsigned shift = static_cast<unsigned>(i % 32);
+#pragma unroll
+  for (int k = 0; k < 32; ++k) s += a[k] * (((static_cast<unsigned>(k) - shift) & 31u) + 1u);
+  out[i] = s;
+}
+
+}  // namespace
+
+void write_weights(const std::array<float, 4>& w) {
+  CUDA_CHECK(cudaMemcpyToSymbol(c_weight, w.data(), sizeof(float) * 4));
+}
+
+std::array<float, 4> read_weights() {
+  std::array<float, 4> w{};
+  CUDA_CHECK(cudaMemcpyFromSymbol(w.data(), c_weight, sizeof(float) * 4));
+  return w;
+}
+
+void reset_globals(int blocks) {
+  if (blocks < 0 || blocks > kMaxBlocks) throw std::invalid_argument("reset_globals: too many blocks");
+  const std::vector<float> zeros(static_cast<std::size_t>(blocks), 0.0f);  // on the heap (the notes used the stack)
+  if (blocks > 0) CUDA_CHECK(cudaMemcpyToSymbol(g_scratch, zeros.data(), zeros.size() * sizeof(float)));
+  const int zero = 0;
+  CUDA_CHECK(cudaMemcpyToSymbol(g_block_count, &zero, sizeof zero));
+}
+
+std::vector<float> read_scratch(int blocks) {
+  std::vector<float> s(static_cast<std::size_t>(blocks));
+  if (blocks > 0) CUDA_CHECK(cudaMemcpyFromSymbol(s.data(), g_scratch, s.size() * sizeof(float)));
+  return s;
+}
+
+int read_block_count() {
+  int c = 0;
+  CUDA_CHECK(cudaMemcpyFromSymbol(&c, g_block_count, sizeof c));
+  return c;
+}
+
+void launch_demo(const float* in, float* out, int n, int block, cudaStream_t stream) {
+  if (block < 1 || block > kMaxBlock) throw std::invalid_argument("launch_demo: block must be 1..1024");
+  const int blocks = cudalab::ceil_div(n, block);
+  if (blocks > kMaxBlocks) throw std::invalid_argument("launch_demo: more blocks than g_scratch holds");
+  mem_space_demo<<<blocks, block, static_cast<std::size_t>(block) * sizeof(float), stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("mem_space_demo");
+}
+
+cudaFuncAttributes demo_attributes() {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, mem_space_demo));
+  return a;
+}
+
+int demo_api_blocks_per_sm(int block) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, mem_space_demo, block,
+                                                           static_cast<std::size_t>(block) * sizeof(float)));
+  return blocks;
+}
+
+DemoResult reference(const std::vector<float>& in, int block, const std::array<float, 4>& w) {
+  const int n = static_cast<int>(in.size());
+  const int blocks = cudalab::ceil_div(n, block);
+  DemoResult r;
+  r.out.assign(in.size(), 0.0f);
+  r.scratch.assign(static_cast<std::size_t>(blocks), 0.0f);
+  r.scratch_abs.assign(static_cast<std::size_t>(blocks), 0.0);
+  std::vector<float> s_data(static_cast<std::size_t>(block)), s_dyn(static_cast<std::size_t>(block));
+  for (int b = 0; b < blocks; ++b) {
+    for (int t = 0; t < block; ++t) {
+      const int tid = b * block + t;
+      s_data[t] = tid < n ? in[tid] : 0.0f;
+    }
+    for (int t = 0; t < block; ++t) s_dyn[t] = std::fma(w[t & 3], s_data[t], 0.5f * s_data[(t + 1) % block]);
+    double exact = 0;
+    for (int t = 0; t < block; ++t) {
+      const int tid = b * block + t;
+      float sum = 0.0f;
+      for (int k = 0; k < 4; ++k) sum = std::fma(s_dyn[(t + k * 7) % block], w[k], sum);
+      if (tid < n) {
+        r.out[tid] = sum;
+        exact += sum;
+        r.scratch_abs[b] += std::fabs(sum);
+      }
+    }
+    r.scratch[b] = static_cast<float>(exact);
+  }
+  return r;
+}
+
+const std::vector<AtomicVariant>& atomic_variants() {
+  static const std::vector<AtomicVariant> v{AtomicVariant::kPerThread, AtomicVariant::kPerWarp, AtomicVariant::kPerBlock};
+  return v;
+}
+
+std::string atomic_name(AtomicVariant v) {
+  switch (v) {
+    case AtomicVariant::kPerThread: return "atomic_per_thread";
+    case AtomicVariant::kPerWarp: return "atomic_per_warp";
+    case AtomicVariant::kPerBlock: return "atomic_per_block";
+  }
+  return "?";
+}
+
+long long atomics_issued(AtomicVariant v, std::size_t n, int block) {
+  const auto ln = static_cast<long long>(n);
+  switch (v) {
+    case AtomicVariant::kPerThread: return ln;
+    case AtomicVariant::kPerWarp: return cudalab::ceil_div(ln, 32LL);
+    case AtomicVariant::kPerBlock: return cudalab::ceil_div(ln, static_cast<long long>(block));
+  }
+  return 0;
+}
+
+void launch_sum(AtomicVariant v, const int* in, std::size_t n, unsigned long long* total, int block, cudaStream_t stream) {
+  if (block % 32 != 0 || block < 32 || block > kMaxBlock) throw std::invalid_argument("launch_sum: block must be 32..1024, multiple of 32");
+  const auto grid = static_cast<unsigned>(cudalab::ceil_div(n, static_cast<std::size_t>(block)));
+  if (grid == 0) return;
+  switch (v) {
+    case AtomicVariant::kPerThread: sum_per_thread<<<grid, block, 0, stream>>>(in, n, total); break;
+    case AtomicVariant::kPerWarp: sum_per_warp<<<grid, block, 0, stream>>>(in, n, total); break;
+    case AtomicVariant::kPerBlock: sum_per_block<<<grid, block, 0, stream>>>(in, n, total); break;
+  }
+  CUDA_CHECK_LAUNCH(atomic_name(v).c_str());
+}
+
+cudaFuncAttributes atomic_attributes(AtomicVariant v) {
+  cudaFuncAttributes a{};
+  switch (v) {
+    case AtomicVariant::kPerThread: CUDA_CHECK(cudaFuncGetAttributes(&a, sum_per_thread)); break;
+    case AtomicVariant::kPerWarp: CUDA_CHECK(cudaFuncGetAttributes(&a, sum_per_warp)); break;
+    case AtomicVariant::kPerBlock: CUDA_CHECK(cudaFuncGetAttributes(&a, sum_per_block)); break;
+  }
+  return a;
+}
+
+std::string array_name(ArrayVariant v) { return v == ArrayVariant::kLocalMemory ? "array_local" : "array_registers"; }
+
+void launch_array(ArrayVariant v, const unsigned* in, unsigned* out, std::size_t n, int block, cudaStream_t stream) {
+  const auto grid = static_cast<unsigned>(cudalab::ceil_div(n, static_cast<std::size_t>(block)));
+  if (grid == 0) return;
+  if (v == ArrayVariant::kLocalMemory) array_local<<<grid, block, 0, stream>>>(in, out, n);
+  else array_registers<<<grid, block, 0, stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH(array_name(v).c_str());
+}
+
+cudaFuncAttributes array_attributes(ArrayVariant v) {
+  cudaFuncAttributes a{};
+  if (v == ArrayVariant::kLocalMemory) CUDA_CHECK(cudaFuncGetAttributes(&a, array_local));
+  else CUDA_CHECK(cudaFuncGetAttributes(&a, array_registers));
+  return a;
+}
+
+unsigned array_reference(const std::vector<unsigned>& in, std::size_t i) {
+  const std::size_t n = in.size();
+  unsigned s = 0;
+  for (std::size_t r = 0; r < 32; ++r) s += in[(32 * i + (i + r) % 32) % n] * static_cast<unsigned>(r + 1);
+  return s;
+}
+
+}  // namespace mem_spaces

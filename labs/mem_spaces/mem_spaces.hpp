@@ -1,0 +1,59 @@
+#pragma once
+// mem_spaces: registers, shared (static and dynamic), constant and __device__ global memory in
+// one kernel, each with its scope and lifetime; then two of the notes' remarks, measured:
+// atomics on one address, and an array that spills to local memory.
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mem_spaces {
+
+inline constexpr int kMaxBlock = 1024;     // the static __shared__ array holds one float per thread
+inline constexpr int kMaxBlocks = 65536;   // entries of the __device__ per-block scratch array
+inline constexpr std::array<float, 4> kInitialWeights{0.5f, 1.0f, 1.5f, 2.0f};  // __constant__ initialiser
+
+// ---- the demo kernel and its symbols ----
+void write_weights(const std::array<float, 4>& w);   // cudaMemcpyToSymbol(c_weight)
+std::array<float, 4> read_weights();                  // cudaMemcpyFromSymbol(c_weight)
+void reset_globals(int blocks);                       // g_scratch[0..blocks) = 0, g_block_count = 0
+std::vector<float> read_scratch(int blocks);          // cudaMemcpyFromSymbol(g_scratch)
+int read_block_count();                               // cudaMemcpyFromSymbol(g_block_count)
+// block threads, dynamic shared memory = block floats.
+void launch_demo(const float* in, float* out, int n, int block, cudaStream_t stream = nullptr);
+cudaFuncAttributes demo_attributes();
+int demo_api_blocks_per_sm(int block);  // cudaOccupancyMaxActiveBlocksPerMultiprocessor, block floats dynamic
+
+// The CPU model, in the block's order of work: phase 1 loads s_data, phase 2 writes s_dyn,
+// phase 3 reads it back; out[i] exactly, scratch[b] = sum of the block's outputs.
+struct DemoResult {
+  std::vector<float> out, scratch;
+  std::vector<double> scratch_abs;  // sum of |terms| per block, for the rounding bound
+};
+DemoResult reference(const std::vector<float>& in, int block, const std::array<float, 4>& w);
+
+// ---- atomics: one counter, three ways ----
+enum class AtomicVariant {
+  kPerThread,  // every thread atomicAdd's its element to one address
+  kPerWarp,    // a warp-shuffle sum first, one atomic per warp (32x fewer)
+  kPerBlock,   // a block reduction in shared memory first, one atomic per block
+};
+const std::vector<AtomicVariant>& atomic_variants();
+std::string atomic_name(AtomicVariant v);
+long long atomics_issued(AtomicVariant v, std::size_t n, int block);
+void launch_sum(AtomicVariant v, const int* in, std::size_t n, unsigned long long* total, int block,
+                cudaStream_t stream = nullptr);
+cudaFuncAttributes atomic_attributes(AtomicVariant v);
+
+// ---- a per-thread array: indexed at run time (local memory) vs at compile time (registers) ----
+enum class ArrayVariant { kLocalMemory, kRegisters };
+std::string array_name(ArrayVariant v);
+// out[i] = sum over r of a[(i + r) % 32] * (r + 1), a[k] = in[(32 * i + k) % n], unsigned arithmetic.
+void launch_array(ArrayVariant v, const unsigned* in, unsigned* out, std::size_t n, int block,
+                  cudaStream_t stream = nullptr);
+cudaFuncAttributes array_attributes(ArrayVariant v);
+unsigned array_reference(const std::vector<unsigned>& in, std::size_t i);
+
+}  // namespace mem_spaces

@@ -1,0 +1,51 @@
+// mem_spaces without a GPU: the CPU model of the demo and the array reference.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "mem_spaces.hpp"
+
+namespace {
+
+TEST(DemoModel, FollowsTheBlocksOrderOfWork) {
+  // One block of 4 threads, weights {1, 1, 1, 1}: s_dyn[t] = in[t] + 0.5 in[t+1 mod 4];
+  // out[t] = sum_k s_dyn[(t + 7k) mod 4] = s_dyn[t] + s_dyn[t+3] + s_dyn[t+2] + s_dyn[t+1].
+  const std::vector<float> in{1, 2, 3, 4};
+  const auto r = mem_spaces::reference(in, 4, {1, 1, 1, 1});
+  const float total = (1 + 1) + (2 + 1.5f) + (3 + 2) + (4 + 0.5f);
+  for (float x : r.out) EXPECT_FLOAT_EQ(x, total);
+  ASSERT_EQ(r.scratch.size(), 1u);
+  EXPECT_FLOAT_EQ(r.scratch[0], 4 * total);
+}
+
+TEST(DemoModel, PartialLastBlockSeesZerosAndAddsOnlyRealElements) {
+  // n = 5, block 4: the second block holds in[4] and three zeros.
+  const std::vector<float> in{1, 1, 1, 1, 8};
+  const auto r = mem_spaces::reference(in, 4, {1, 1, 1, 1});
+  ASSERT_EQ(r.scratch.size(), 2u);
+  // Block 1: s_data = {8, 0, 0, 0}; s_dyn = {8, 0, 0, 4}; out[4] = sum of all = 12.
+  EXPECT_FLOAT_EQ(r.out[4], 12.f);
+  EXPECT_FLOAT_EQ(r.scratch[1], 12.f);  // only element 4, not the three idle threads
+}
+
+TEST(Atomics, CountsOfIssuedAtomics) {
+  using mem_spaces::AtomicVariant;
+  EXPECT_EQ(mem_spaces::atomics_issued(AtomicVariant::kPerThread, 1000, 256), 1000);
+  EXPECT_EQ(mem_spaces::atomics_issued(AtomicVariant::kPerWarp, 1000, 256), 32);
+  EXPECT_EQ(mem_spaces::atomics_issued(AtomicVariant::kPerBlock, 1000, 256), 4);
+}
+
+TEST(ArrayReference, WeightsRunOneToThirtyTwo) {
+  std::vector<unsigned> in(64);
+  for (unsigned i = 0; i < 64; ++i) in[i] = i;
+  // i = 0: a[k] = in[k]; sum_r a[r] * (r + 1) = sum r (r + 1) for r < 32.
+  unsigned expect = 0;
+  for (unsigned r = 0; r < 32; ++r) expect += r * (r + 1);
+  EXPECT_EQ(mem_spaces::array_reference(in, 0), expect);
+  // i = 1: a[k] = in[32 + k]; sum_r a[(1 + r) % 32] * (r + 1).
+  unsigned expect1 = 0;
+  for (unsigned r = 0; r < 32; ++r) expect1 += (32 + (1 + r) % 32) * (r + 1);
+  EXPECT_EQ(mem_spaces::array_reference(in, 1), expect1);
+}
+
+}  // namespace

@@ -1,0 +1,101 @@
+// mem_spaces on the GPU: both rounds against the CPU model, the symbol read-back, every
+// atomic and array variant, and the attribute report.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/random.hpp"
+#include "gpu_test.hpp"
+#include "mem_spaces.hpp"
+
+namespace {
+
+void check_round(int n, int block, const std::array<float, 4>& w) {
+  mem_spaces::write_weights(w);
+  EXPECT_EQ(mem_spaces::read_weights(), w);  // the symbol read-back
+  const auto in = cudalab::random_vector<float>(static_cast<std::size_t>(n), 3 + n, -4.f, 4.f);
+  cudalab::DeviceBuffer<float> d_in(in), d_out(static_cast<std::size_t>(n));
+  d_out.fill_bytes(0xFF);
+  const int blocks = (n + block - 1) / block;
+  mem_spaces::reset_globals(blocks);
+  mem_spaces::launch_demo(d_in.data(), d_out.data(), n, block);
+  const auto model = mem_spaces::reference(in, block, w);
+  const auto r = cudalab::check_exact(model.out, d_out.download());
+  EXPECT_TRUE(r.ok()) << "n=" << n << " block=" << block << ": " << r.summary();
+  const auto scratch = mem_spaces::read_scratch(blocks);
+  for (int b = 0; b < blocks; ++b) {
+    // Atomic float adds in any order: at most one rounding per addition.
+    const double bound = block * std::ldexp(1.0, -24) * model.scratch_abs[b] + 1e-30;
+    EXPECT_NEAR(scratch[b], model.scratch[b], bound) << "block " << b;
+  }
+  EXPECT_EQ(mem_spaces::read_block_count(), blocks);
+}
+
+// First in this file, and ctest runs every test in its own process: nothing has written
+// c_weight yet, so it must hold the values of its declaration.
+TEST(MemSpacesGpu, ConstantHoldsItsCompileTimeInitialiser) {
+  CUDALAB_REQUIRE_GPU();
+  EXPECT_EQ(mem_spaces::read_weights(), mem_spaces::kInitialWeights);
+}
+
+TEST(MemSpacesGpu, BothRoundsAtAwkwardSizes) {
+  CUDALAB_REQUIRE_GPU();
+  for (int block : {32, 128, 256, 1024}) {
+    for (int n : {1, 31, block - 1, block, block + 1, 1000, 4096, 10007}) {
+      if (n < 1) continue;
+      check_round(n, block, mem_spaces::kInitialWeights);
+      check_round(n, block, {1.f, 2.f, 3.f, 4.f});
+    }
+  }
+}
+
+TEST(MemSpacesGpu, EveryAtomicVariantSumsExactly) {
+  CUDALAB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{1} << 20}) {
+    for (int block : {32, 256, 1024}) {
+      const auto v = cudalab::random_vector<int>(n, n + block, -1000, 1000);
+      long long expect = 0;
+      for (int x : v) expect += x;
+      cudalab::DeviceBuffer<int> d(v);
+      cudalab::DeviceBuffer<unsigned long long> total(1);
+      for (auto variant : mem_spaces::atomic_variants()) {
+        total.fill_bytes(0);
+        mem_spaces::launch_sum(variant, d.data(), n, total.data(), block);
+        EXPECT_EQ(static_cast<long long>(total.download()[0]), expect)
+            << mem_spaces::atomic_name(variant) << " n=" << n << " block=" << block;
+      }
+    }
+  }
+}
+
+TEST(MemSpacesGpu, ArrayVariantsMatchTheReference) {
+  CUDALAB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{65537}}) {
+    const auto in = cudalab::random_vector<unsigned>(n, n, 0u, 0xFFFFFFFFu);
+    cudalab::DeviceBuffer<unsigned> d_in(in), d_out(n);
+    for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
+      d_out.fill_bytes(0xAB);
+      mem_spaces::launch_array(v, d_in.data(), d_out.data(), n, 128);
+      const auto out = d_out.download();
+      std::vector<unsigned> expected(n);
+      for (std::size_t i = 0; i < n; ++i) expected[i] = mem_spaces::array_reference(in, i);
+      const auto r = cudalab::check_exact(expected, out);
+      EXPECT_TRUE(r.ok()) << mem_spaces::array_name(v) << " n=" << n << ": " << r.summary();
+    }
+  }
+}
+
+TEST(MemSpacesGpu, AttributeReport) {
+  CUDALAB_REQUIRE_GPU();
+  EXPECT_GT(mem_spaces::array_attributes(mem_spaces::ArrayVariant::kLocalMemory).localSizeBytes, 0u);
+  EXPECT_EQ(mem_spaces::array_attributes(mem_spaces::ArrayVariant::kRegisters).localSizeBytes, 0u);
+  const auto demo = mem_spaces::demo_attributes();
+  EXPECT_EQ(demo.localSizeBytes, 0u);
+  EXPECT_EQ(demo.sharedSizeBytes, mem_spaces::kMaxBlock * sizeof(float));  // the static s_data array
+  for (auto v : mem_spaces::atomic_variants()) EXPECT_EQ(mem_spaces::atomic_attributes(v).localSizeBytes, 0u);
+}
+
+}  // namespace
