@@ -137,7 +137,10 @@ int run(int argc, char** argv) {
   const std::vector<float> in = cudalab::random_vector<float>(static_cast<std::size_t>(o.n), o.common.seed, -4.f, 4.f);
   cudalab::DeviceBuffer<float> d_in(in), d_out(static_cast<std::size_t>(o.n));
   report.heading("Round 0: __constant__ weights as initialised at compile time");
-  bool ok = demo_round(report, "round0", o, in, d_in, d_out);
+  // A fresh process: c_weight must still hold its declaration's values.
+  bool ok = mem_spaces::read_weights() == mem_spaces::kInitialWeights;
+  if (!ok) std::fprintf(stderr, "mem_spaces: c_weight does not hold its compile-time initialiser\n");
+  ok = demo_round(report, "round0", o, in, d_in, d_out) && ok;
   mem_spaces::write_weights({1.0f, 2.0f, 3.0f, 4.0f});
   report.heading("Round 1: weights rewritten with cudaMemcpyToSymbol");
   ok = demo_round(report, "round1", o, in, d_in, d_out) && ok;

@@ -1,0 +1,630 @@
+// reduction kernels: sum of n values of type T (int or float).
+//
+// Napkin math: a sum reads 4 bytes per element and writes almost nothing, so it is bound by
+// DRAM reads. 2^28 floats = 1.07 GB: >= 0.22 ms at the H200's 4814 GB/s. CUB reaches about
+// 92% of that; the ladder below shows where each classic step's time goes, and the last
+// steps match CUB with one launch instead of two.
+//
+// Every two-pass variant reduces each block to one partial sum and then reduces the partials
+// with the same kernel until one value is left. Block sizes are powers of two, 64..1024.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_runtime.h>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+#include "reduction.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace reduction {
+
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+template <typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
+  return v;
+}
+
+// The block's total in thread 0 (other threads hold partial values): warp shuffles, one value
+// per warp through shared memory, then the first warp again.
+template <typename T, int BLOCK>
+__device__ __forceinline__ T block_sum(T v) {
+  __shared__ T warp_totals[BLOCK / 32];
+  v = warp_sum(v);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_totals[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < BLOCK / 32 ? warp_totals[lane] : T(0);
+    v = warp_sum(v);
+  }
+  return v;
+}
+
+template <typename T>
+__device__ __forceinline__ T* shared_array() {
+  extern __shared__ unsigned char shared_raw[];
+  return reinterpret_cast<T*>(shared_raw);
+}
+
+// The last six tree steps inside warp 0, on shared memory. The notes use a volatile pointer
+// and no barrier, which is a data race since Volta (threads of a warp are not in lock step):
+// here every step reads, synchronises the warp, then writes.
+template <typename T>
+__device__ __forceinline__ void last_warp_tree(T* s, unsigned tid) {
+  if (tid < 32) {
+#pragma unroll
+    for (unsigned step = 32; step > 0; step >>= 1) {
+      const T v = tid < step ? s[tid] + s[tid + step] : T(0);
+      __syncwarp();
+      if (tid < step) s[tid] = v;
+      __syncwarp();
+    }
+  }
+}
+
+// ---- the notes' two kernels, corrected ----
+
+// Notes' reduceGmem: the tree runs in global memory. Fixed: it works on a scratch copy instead
+// of overwriting the input, and no thread returns early (a __syncthreads() that some threads of
+// the block never reach is undefined behaviour); out-of-range threads just skip the adds.
+template <typename T>
+__global__ void gmem_notes(const T* __restrict__ in, T* __restrict__ work, T* __restrict__ out, std::size_t n) {
+  const unsigned tid = threadIdx.x;
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x;
+  const std::size_t i = base + tid;
+  if (i < n) work[i] = in[i];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+    if (tid < s && i + s < n) work[i] += work[i + s];
+    __syncthreads();
+  }
+  if (tid < 32) {
+    for (unsigned s = 32; s > 0; s >>= 1) {
+      const bool add = tid < s && i + s < n;
+      const T v = add ? work[i] + work[i + s] : T(0);
+      __syncwarp();
+      if (add) work[i] = v;
+      __syncwarp();
+    }
+  }
+  if (tid == 0) out[blockIdx.x] = work[base];
+}
+
+// Notes' reduceSmem: the same tree in shared memory.
+template <typename T>
+__global__ void smem_notes(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.smem): the shared-memory tree
+  // TASK: Load element blockIdx.x * blockDim.x + threadIdx.x (0 past n) into s[threadIdx.x],
+  // synchronise, halve the active threads each step (s[t] += s[t + step] for t < step) while
+  // step > 32, then let last_warp_tree finish and thread 0 write s[0] to out[blockIdx.x].
+  // HINT: about 10 lines.
+  // STUB: (void)in; (void)out; (void)n;
+  T* s = shared_array<T>();
+  const unsigned tid = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
+  s[tid] = i < n ? in[i] : T(0);
+  __syncthreads();
+  for (unsigned step = blockDim.x / 2; step > 32; step >>= 1) {
+    if (tid < step) s[tid] += s[tid + step];
+    __syncthreads();
+  }
+  last_warp_tree(s, tid);
+  if (tid == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.smem)
+}
+
+// ---- the classic ladder ----
+
+// 1. Interleaved addressing: thread t adds at stride s when t is a multiple of 2s. Correct,
+// but the active threads are scattered over every warp: warps diverge and all stay busy.
+template <typename T>
+__global__ void interleaved_divergent(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  const unsigned tid = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
+  s[tid] = i < n ? in[i] : T(0);
+  __syncthreads();
+  for (unsigned step = 1; step < blockDim.x; step *= 2) {
+    if (tid % (2 * step) == 0) s[tid] += s[tid + step];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+// 2. Strided index: the first threads do the work (no divergence), but thread t touches
+// s[2 * step * t]: at step 16 threads 0 and 2 hit the same bank -- bank conflicts.
+template <typename T>
+__global__ void interleaved_strided(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  const unsigned tid = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
+  s[tid] = i < n ? in[i] : T(0);
+  __syncthreads();
+  for (unsigned step = 1; step < blockDim.x; step *= 2) {
+    const unsigned index = 2 * step * tid;
+    if (index < blockDim.x) s[index] += s[index + step];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+// 3. Sequential addressing: thread t adds s[t + step], consecutive threads touch consecutive
+// words -- conflict-free. But half the threads are idle from the first step on.
+template <typename T>
+__global__ void sequential(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  const unsigned tid = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
+  s[tid] = i < n ? in[i] : T(0);
+  __syncthreads();
+  for (unsigned step = blockDim.x / 2; step > 0; step >>= 1) {
+    if (tid < step) s[tid] += s[tid + step];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+// Loads two elements a block width apart and adds them: the first tree step, done while loading.
+template <typename T>
+__device__ __forceinline__ T load_pair(const T* __restrict__ in, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * blockDim.x) + threadIdx.x;
+  T v = i < n ? in[i] : T(0);
+  if (i + blockDim.x < n) v += in[i + blockDim.x];
+  return v;
+}
+
+// 4. First add during load: each block covers 2 x blockDim elements, so half as many blocks
+// wait on loads with idle threads.
+template <typename T>
+__global__ void first_add_during_load(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  const unsigned tid = threadIdx.x;
+  s[tid] = load_pair(in, n);
+  __syncthreads();
+  for (unsigned step = blockDim.x / 2; step > 0; step >>= 1) {
+    if (tid < step) s[tid] += s[tid + step];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+// 5. Unroll the last warp: once 32 or fewer threads work, block-wide barriers are wasted;
+// warp 0 finishes with __syncwarp (correct since Volta, unlike the volatile idiom).
+template <typename T>
+__global__ void unroll_last_warp(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  const unsigned tid = threadIdx.x;
+  s[tid] = load_pair(in, n);
+  __syncthreads();
+  for (unsigned step = blockDim.x / 2; step > 32; step >>= 1) {
+    if (tid < step) s[tid] += s[tid + step];
+    __syncthreads();
+  }
+  last_warp_tree(s, tid);
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+// The tree for a block size known at compile time: every loop disappears.
+template <typename T, int BLOCK>
+__device__ __forceinline__ void unrolled_tree(T* s, unsigned tid) {
+  if constexpr (BLOCK >= 1024) { if (tid < 512) s[tid] += s[tid + 512]; __syncthreads(); }
+  if constexpr (BLOCK >= 512) { if (tid < 256) s[tid] += s[tid + 256]; __syncthreads(); }
+  if constexpr (BLOCK >= 256) { if (tid < 128) s[tid] += s[tid + 128]; __syncthreads(); }
+  if constexpr (BLOCK >= 128) { if (tid < 64) s[tid] += s[tid + 64]; __syncthreads(); }
+  last_warp_tree(s, tid);
+}
+
+// 6. Complete unroll: the block size is a template parameter.
+template <typename T, int BLOCK>
+__global__ void complete_unroll(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  s[threadIdx.x] = load_pair(in, n);
+  __syncthreads();
+  unrolled_tree<T, BLOCK>(s, threadIdx.x);
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+// 7. Multiple elements per thread: a fixed grid (the GPU's resident blocks) and a grid-stride
+// loop, so each thread adds many elements in registers before the tree runs once.
+template <typename T, int BLOCK>
+__global__ void multi_element(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  T* s = shared_array<T>();
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * BLOCK * 2;
+  T sum = T(0);
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * BLOCK * 2 + threadIdx.x; i < n; i += stride) {
+    sum += in[i];
+    if (i + BLOCK < n) sum += in[i + BLOCK];
+  }
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  unrolled_tree<T, BLOCK>(s, threadIdx.x);
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+// ---- modern steps ----
+
+template <typename T, int BLOCK>
+__device__ __forceinline__ T grid_stride_sum(const T* __restrict__ in, std::size_t n) {
+  T sum = T(0);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * BLOCK;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * BLOCK + threadIdx.x; i < n; i += stride) sum += in[i];
+  return sum;
+}
+
+// 8. Warp shuffles: registers exchange values directly; shared memory only carries one value
+// per warp.
+template <typename T, int BLOCK>
+__global__ void warp_shuffle(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.warp_shuffle): grid-stride sum, then shuffles
+  // TASK: Each thread adds its grid-stride share of in (grid_stride_sum); block_sum combines
+  // the block's values with __shfl_down_sync; thread 0 writes the block's sum to out[blockIdx.x].
+  // HINT: about 3 lines; look at how warp_sum and block_sum work.
+  // STUB: (void)in; (void)out; (void)n;
+  const T total = block_sum<T, BLOCK>(grid_stride_sum<T, BLOCK>(in, n));
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+  // STUDENT-END(reduction.warp_shuffle)
+}
+
+// 9. Cooperative groups: the same shuffle reduction through cg::reduce on 32-thread tiles.
+template <typename T, int BLOCK>
+__global__ void cooperative_groups_reduce(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  __shared__ T tile_totals[BLOCK / 32];
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  T v = cg::reduce(tile, grid_stride_sum<T, BLOCK>(in, n), cg::plus<T>());
+  if (tile.thread_rank() == 0) tile_totals[tile.meta_group_rank()] = v;
+  block.sync();
+  if (tile.meta_group_rank() == 0) {
+    v = tile.thread_rank() < BLOCK / 32 ? tile_totals[tile.thread_rank()] : T(0);
+    v = cg::reduce(tile, v, cg::plus<T>());
+    if (tile.thread_rank() == 0) out[blockIdx.x] = v;
+  }
+}
+
+template <typename T>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+template <>
+struct Vec4<int> {
+  using type = int4;
+};
+
+// A thread's share with 16-byte loads, four of them issued before any is added (64 bytes in
+// flight per thread); scalar code for the last n % 4 elements.
+template <typename T, int BLOCK>
+__device__ __forceinline__ T vector_sum(const T* __restrict__ in, std::size_t n) {
+  using V = typename Vec4<T>::type;
+  const V* in4 = reinterpret_cast<const V*>(in);
+  const std::size_t n4 = n / 4;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * BLOCK;
+  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * BLOCK + threadIdx.x;
+  T sum = T(0);
+  std::size_t i = tid;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    V v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[k] = in4[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+  for (; i < n4; i += stride) {
+    const V v = in4[i];
+    sum += (v.x + v.y) + (v.z + v.w);
+  }
+  const std::size_t tail = n4 * 4 + tid;
+  if (tail < n) sum += in[tail];
+  return sum;
+}
+
+// 10. Vectorized: a quarter of the load instructions, more bytes in flight per thread.
+template <typename T, int BLOCK>
+__global__ void vectorized(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  const T total = block_sum<T, BLOCK>(vector_sum<T, BLOCK>(in, n));
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+// 11. Single pass: blocks publish their partial sums; the last block to finish (found with an
+// atomic ticket) adds them in a fixed order and writes the result. One launch instead of two,
+// and still bitwise reproducible. The ticket counter is reset for the next launch.
+template <typename T, int BLOCK>
+__global__ void single_pass(const T* __restrict__ in, T* __restrict__ partials, unsigned* counter, T* out,
+                            std::size_t n) {
+  // STUDENT-BEGIN(reduction.single_pass): the last block finishes the sum
+  // TASK: Thread 0 stores the block's sum in partials[blockIdx.x], makes it visible to every
+  // block (__threadfence), then takes a ticket with atomicAdd(counter, 1). The block holding
+  // the last ticket (gridDim.x - 1) sums partials[0..gridDim.x) -- read them with __ldcg so
+  // L1 cannot serve stale values -- writes *out and resets *counter to 0.
+  // HINT: about 18 lines; a __shared__ bool tells the whole block whether it is last.
+  // STUB: (void)in; (void)partials; (void)counter; (void)out; (void)n;
+  __shared__ bool is_last;
+  const T total = block_sum<T, BLOCK>(vector_sum<T, BLOCK>(in, n));
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    __threadfence();  // the partial is visible to all blocks before the ticket is taken
+    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (is_last) {
+    __threadfence();
+    T v = T(0);
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) v += __ldcg(&partials[b]);
+    v = block_sum<T, BLOCK>(v);
+    if (threadIdx.x == 0) {
+      *out = v;
+      *counter = 0;
+    }
+  }
+  // STUDENT-END(reduction.single_pass)
+}
+
+// 12. Single pass with atomics: every block adds its partial to *out (zeroed before the
+// launch). As fast, simpler, but floating-point addition is not associative and the blocks
+// finish in a different order every run: float results change in the last bits.
+template <typename T, int BLOCK>
+__global__ void single_pass_atomic(const T* __restrict__ in, T* out, std::size_t n) {
+  const T total = block_sum<T, BLOCK>(vector_sum<T, BLOCK>(in, n));
+  if (threadIdx.x == 0) atomicAdd(out, total);
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> v{
+      Variant::kGmemNotes,        Variant::kSmemNotes,          Variant::kInterleavedDivergent,
+      Variant::kInterleavedStrided, Variant::kSequential,       Variant::kFirstAddDuringLoad,
+      Variant::kUnrollLastWarp,   Variant::kCompleteUnroll,     Variant::kMultiElement,
+      Variant::kWarpShuffle,      Variant::kCooperativeGroups,  Variant::kVectorized,
+      Variant::kSinglePass,       Variant::kSinglePassAtomic};
+  return v;
+}
+
+std::string variant_name(Variant v) {
+  switch (v) {
+    case Variant::kGmemNotes: return "gmem_notes";
+    case Variant::kSmemNotes: return "smem_notes";
+    case Variant::kInterleavedDivergent: return "interleaved_divergent";
+    case Variant::kInterleavedStrided: return "interleaved_strided";
+    case Variant::kSequential: return "sequential";
+    case Variant::kFirstAddDuringLoad: return "first_add_during_load";
+    case Variant::kUnrollLastWarp: return "unroll_last_warp";
+    case Variant::kCompleteUnroll: return "complete_unroll";
+    case Variant::kMultiElement: return "multi_element";
+    case Variant::kWarpShuffle: return "warp_shuffle";
+    case Variant::kCooperativeGroups: return "cooperative_groups";
+    case Variant::kVectorized: return "vectorized";
+    case Variant::kSinglePass: return "single_pass";
+    case Variant::kSinglePassAtomic: return "single_pass_atomic";
+  }
+  return "?";
+}
+
+std::string variant_summary(Variant v) {
+  switch (v) {
+    case Variant::kGmemNotes: return "notes: tree in global memory (scratch copy, no early return)";
+    case Variant::kSmemNotes: return "notes: tree in shared memory, last warp with __syncwarp";
+    case Variant::kInterleavedDivergent: return "tid % (2s) == 0: divergent warps";
+    case Variant::kInterleavedStrided: return "index 2*s*tid: no divergence, bank conflicts";
+    case Variant::kSequential: return "tid < s: conflict-free, half the threads idle";
+    case Variant::kFirstAddDuringLoad: return "two elements per thread while loading";
+    case Variant::kUnrollLastWarp: return "last 6 steps in one warp (__syncwarp)";
+    case Variant::kCompleteUnroll: return "block size as template parameter";
+    case Variant::kMultiElement: return "fixed grid, grid-stride sum per thread";
+    case Variant::kWarpShuffle: return "__shfl_down_sync instead of shared memory";
+    case Variant::kCooperativeGroups: return "cg::reduce on 32-thread tiles";
+    case Variant::kVectorized: return "16-byte loads, 4 in flight per thread";
+    case Variant::kSinglePass: return "last block adds the partials: 1 launch";
+    case Variant::kSinglePassAtomic: return "atomicAdd of block partials: 1 launch";
+  }
+  return "?";
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (Variant v : all_variants()) names.push_back(variant_name(v));
+  return names;
+}
+
+bool parse_variant(const std::string& name, Variant* out) {
+  for (Variant v : all_variants()) {
+    if (variant_name(v) == name) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool reproducible(Variant v) { return v != Variant::kSinglePassAtomic; }
+
+template <typename T>
+Workspace<T>::Workspace(std::size_t capacity) : capacity_(capacity) {
+  const std::size_t partials = capacity / 64 + 2;
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&scratch_), std::max<std::size_t>(capacity, 1) * sizeof(T)));
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&partial_[0]), partials * sizeof(T)));
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&partial_[1]), partials * sizeof(T)));
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counter_), sizeof(unsigned)));
+  CUDA_CHECK(cudaMemset(counter_, 0, sizeof(unsigned)));
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&result_), sizeof(T)));
+}
+
+template <typename T>
+Workspace<T>::~Workspace() {
+  for (void* p : {static_cast<void*>(scratch_), static_cast<void*>(partial_[0]), static_cast<void*>(partial_[1]),
+                  static_cast<void*>(counter_), static_cast<void*>(result_)}) {
+    if (p != nullptr) (void)cudaFree(p);
+  }
+}
+
+namespace {
+
+struct DeviceShape {
+  int sm_count = 0, threads_per_sm = 0;
+};
+
+DeviceShape current_shape() {
+  // Cached per device ordinal: reduce() runs inside timed loops.
+  static DeviceShape cache[64];
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  DeviceShape& s = cache[device % 64];
+  if (s.sm_count == 0) {
+    CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&s.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  }
+  return s;
+}
+
+std::size_t grid_for(Variant v, std::size_t count, int block) {
+  const auto b = static_cast<std::size_t>(block);
+  const DeviceShape shape = current_shape();
+  const std::size_t resident = static_cast<std::size_t>(shape.sm_count) * (static_cast<std::size_t>(shape.threads_per_sm) / b);
+  std::size_t grid = 0;
+  switch (v) {
+    case Variant::kGmemNotes:
+    case Variant::kSmemNotes:
+    case Variant::kInterleavedDivergent:
+    case Variant::kInterleavedStrided:
+    case Variant::kSequential: grid = cudalab::ceil_div(count, b); break;
+    case Variant::kFirstAddDuringLoad:
+    case Variant::kUnrollLastWarp:
+    case Variant::kCompleteUnroll: grid = cudalab::ceil_div(count, 2 * b); break;
+    case Variant::kMultiElement: grid = std::min(resident, cudalab::ceil_div(count, 2 * b)); break;
+    case Variant::kWarpShuffle:
+    case Variant::kCooperativeGroups: grid = std::min(resident, cudalab::ceil_div(count, b)); break;
+    case Variant::kVectorized:
+    case Variant::kSinglePass:
+    case Variant::kSinglePassAtomic: grid = std::min(resident, cudalab::ceil_div(count, 16 * b)); break;
+  }
+  return std::max<std::size_t>(grid, 1);
+}
+
+#define CUDALAB_FOR_BLOCK(block, CALL)          \
+  switch (block) {                              \
+    case 64: { constexpr int B = 64; CALL; } break;     \
+    case 128: { constexpr int B = 128; CALL; } break;   \
+    case 256: { constexpr int B = 256; CALL; } break;   \
+    case 512: { constexpr int B = 512; CALL; } break;   \
+    case 1024: { constexpr int B = 1024; CALL; } break; \
+    default: throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024"); \
+  }
+
+// One pass: `grid` blocks reduce src[0..count) to dst[0..grid).
+template <typename T>
+void launch_pass(Variant v, const T* src, T* dst, T* scratch, std::size_t count, std::size_t grid_size, int block,
+                 cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(grid_size));
+  const std::size_t smem = static_cast<std::size_t>(block) * sizeof(T);
+  switch (v) {
+    case Variant::kGmemNotes: gmem_notes<T><<<grid, block, 0, stream>>>(src, scratch, dst, count); break;
+    case Variant::kSmemNotes: smem_notes<T><<<grid, block, smem, stream>>>(src, dst, count); break;
+    case Variant::kInterleavedDivergent: interleaved_divergent<T><<<grid, block, smem, stream>>>(src, dst, count); break;
+    case Variant::kInterleavedStrided: interleaved_strided<T><<<grid, block, smem, stream>>>(src, dst, count); break;
+    case Variant::kSequential: sequential<T><<<grid, block, smem, stream>>>(src, dst, count); break;
+    case Variant::kFirstAddDuringLoad: first_add_during_load<T><<<grid, block, smem, stream>>>(src, dst, count); break;
+    case Variant::kUnrollLastWarp: unroll_last_warp<T><<<grid, block, smem, stream>>>(src, dst, count); break;
+    case Variant::kCompleteUnroll:
+      CUDALAB_FOR_BLOCK(block, (complete_unroll<T, B><<<grid, B, smem, stream>>>(src, dst, count)));
+      break;
+    case Variant::kMultiElement:
+      CUDALAB_FOR_BLOCK(block, (multi_element<T, B><<<grid, B, smem, stream>>>(src, dst, count)));
+      break;
+    case Variant::kWarpShuffle:
+      CUDALAB_FOR_BLOCK(block, (warp_shuffle<T, B><<<grid, B, 0, stream>>>(src, dst, count)));
+      break;
+    case Variant::kCooperativeGroups:
+      CUDALAB_FOR_BLOCK(block, (cooperative_groups_reduce<T, B><<<grid, B, 0, stream>>>(src, dst, count)));
+      break;
+    case Variant::kVectorized:
+      CUDALAB_FOR_BLOCK(block, (vectorized<T, B><<<grid, B, 0, stream>>>(src, dst, count)));
+      break;
+    default: throw std::logic_error("launch_pass: not a two-pass variant");
+  }
+  CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+}
+
+}  // namespace
+
+template <typename T>
+int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, cudaStream_t stream) {
+  if (n > ws.capacity_) throw std::invalid_argument("reduce: n exceeds the workspace capacity");
+  if (block < 64 || block > 1024 || (block & (block - 1)) != 0) {
+    throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024");
+  }
+  if (n == 0) {
+    CUDA_CHECK(cudaMemsetAsync(ws.result_, 0, sizeof(T), stream));
+    return 0;
+  }
+  // The vector loads need 16-byte alignment (cudaMalloc gives 256); otherwise warp_shuffle
+  // does the same work with scalar loads.
+  if ((v == Variant::kVectorized || v == Variant::kSinglePass || v == Variant::kSinglePassAtomic) && !aligned16(in)) {
+    v = Variant::kWarpShuffle;
+  }
+  if (v == Variant::kSinglePass || v == Variant::kSinglePassAtomic) {
+    const dim3 grid(static_cast<unsigned>(grid_for(v, n, block)));
+    if (v == Variant::kSinglePass) {
+      CUDALAB_FOR_BLOCK(block, (single_pass<T, B><<<grid, B, 0, stream>>>(in, ws.partial_[0], ws.counter_, ws.result_, n)));
+    } else {
+      CUDA_CHECK(cudaMemsetAsync(ws.result_, 0, sizeof(T), stream));
+      CUDALAB_FOR_BLOCK(block, (single_pass_atomic<T, B><<<grid, B, 0, stream>>>(in, ws.result_, n)));
+    }
+    CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+    return 1;
+  }
+  const T* src = in;
+  std::size_t count = n;
+  int passes = 0, buffer = 0;
+  for (;;) {
+    const std::size_t grid = grid_for(v, count, block);
+    T* dst = grid == 1 ? ws.result_ : ws.partial_[buffer];
+    launch_pass(v, src, dst, ws.scratch_, count, grid, block, stream);
+    ++passes;
+    if (grid == 1) break;
+    src = dst;
+    count = grid;
+    buffer ^= 1;
+  }
+  return passes;
+}
+
+template <typename T>
+CubSum<T>::CubSum(const T* in, std::size_t n, T* out) : in_(in), n_(n), out_(out) {
+  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, in_, out_, n_));
+  CUDA_CHECK(cudaMalloc(&temp_, std::max<std::size_t>(temp_bytes_, 1)));
+}
+
+template <typename T>
+CubSum<T>::~CubSum() {
+  if (temp_ != nullptr) (void)cudaFree(temp_);
+}
+
+template <typename T>
+void CubSum<T>::run(cudaStream_t stream) {
+  CUDA_CHECK(cub::DeviceReduce::Sum(temp_, temp_bytes_, in_, out_, n_, stream));
+}
+
+template class Workspace<int>;
+template class Workspace<float>;
+template int reduce<int>(Variant, const int*, std::size_t, int, Workspace<int>&, cudaStream_t);
+template int reduce<float>(Variant, const float*, std::size_t, int, Workspace<float>&, cudaStream_t);
+template class CubSum<int>;
+template class CubSum<float>;
+
+}  // namespace reduction

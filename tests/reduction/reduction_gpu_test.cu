@@ -1,0 +1,145 @@
+// Every reduction variant x int and float against the exact CPU sum, at sizes that break
+// sloppy kernels, block sizes 64..1024, seeded random inputs and a poisoned result; the
+// reproducibility claims; and a sum past 2^31 elements.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "common/random.hpp"
+#include "gpu_test.hpp"
+#include "reduction.hpp"
+
+namespace {
+
+using reduction::Variant;
+
+// Float inputs are -1, 0 or 1: every partial sum is an integer of magnitude <= n <= 2^24,
+// which float represents exactly, so the expected float sum is exact whatever the order.
+template <typename T>
+std::vector<T> input(std::size_t n, std::uint64_t seed) {
+  if constexpr (std::is_floating_point_v<T>) {
+    auto ints = cudalab::random_vector<int>(n, seed, -1, 1);
+    return std::vector<T>(ints.begin(), ints.end());
+  } else {
+    return cudalab::random_vector<T>(n, seed, -1000, 1000);
+  }
+}
+
+template <typename T>
+void check(Variant v, std::size_t n, int block) {
+  const auto x = input<T>(n, 7 * n + static_cast<std::size_t>(block));
+  long long exact = 0;
+  for (T e : x) exact += static_cast<long long>(e);
+  cudalab::DeviceBuffer<T> d(x);
+  reduction::Workspace<T> ws(n);
+  CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(T)));  // poison
+  reduction::reduce(v, d.data(), n, block, ws);
+  T got{};
+  CUDA_CHECK(cudaMemcpy(&got, ws.result(), sizeof(T), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, static_cast<T>(exact)) << reduction::variant_name(v) << " n=" << n << " block=" << block;
+}
+
+class ReductionSizes : public ::testing::TestWithParam<std::tuple<Variant, std::size_t>> {};
+
+TEST_P(ReductionSizes, IntExact) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check<int>(v, n, 256);
+}
+
+TEST_P(ReductionSizes, FloatExact) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check<float>(v, n, 256);
+}
+
+TEST_P(ReductionSizes, EveryBlockSize) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  if (n > (std::size_t{1} << 20) + 1) GTEST_SKIP() << "block sizes are swept up to 2^20 + 1 elements";
+  for (int block : {64, 128, 512, 1024}) {
+    check<int>(v, n, block);
+    check<float>(v, n, block);
+  }
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::tuple<Variant, std::size_t>>& info) {
+  return reduction::variant_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, ReductionSizes,
+    ::testing::Combine(::testing::ValuesIn(reduction::all_variants()),
+                       ::testing::Values(std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                                         std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{1000},
+                                         std::size_t{4097}, (std::size_t{1} << 20) + 1, std::size_t{1} << 24)),
+    param_name);
+
+TEST(ReductionGpu, ReproducibleVariantsGiveBitwiseTheSameFloatSum) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{1} << 20) + 1;
+  const auto x = cudalab::random_vector<float>(n, 99, -1.f, 1.f);  // real values: order matters
+  cudalab::DeviceBuffer<float> d(x);
+  reduction::Workspace<float> ws(n);
+  for (Variant v : reduction::all_variants()) {
+    if (!reduction::reproducible(v)) continue;
+    float first = 0;
+    for (int run = 0; run < 5; ++run) {
+      reduction::reduce(v, d.data(), n, 256, ws);
+      float got = 0;
+      CUDA_CHECK(cudaMemcpy(&got, ws.result(), sizeof got, cudaMemcpyDeviceToHost));
+      if (run == 0) first = got;
+      EXPECT_EQ(std::memcmp(&got, &first, sizeof got), 0) << reduction::variant_name(v) << " run " << run;
+    }
+  }
+}
+
+TEST(ReductionGpu, MisalignedInputFallsBackToScalarLoads) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = 100001;
+  const auto x = input<int>(n + 1, 5);
+  long long exact = 0;
+  for (std::size_t i = 1; i <= n; ++i) exact += x[i];
+  cudalab::DeviceBuffer<int> d(x);
+  reduction::Workspace<int> ws(n);
+  for (Variant v : {Variant::kVectorized, Variant::kSinglePass, Variant::kSinglePassAtomic}) {
+    reduction::reduce(v, d.data() + 1, n, 256, ws);
+    int got = 0;
+    CUDA_CHECK(cudaMemcpy(&got, ws.result(), sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, static_cast<int>(exact)) << reduction::variant_name(v);
+  }
+}
+
+__global__ void fill_past_2g(int* x, std::size_t n) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    // -1, 1, -1, 1 ... below 2^31 (sums to 0), then +1: an index that wraps at 2^31 would
+    // re-read the alternating part instead and change the sum.
+    x[i] = i < (std::size_t{1} << 31) ? ((i & 1) ? 1 : -1) : 1;
+  }
+}
+
+TEST(ReductionGpu, PastTwoToTheThirtyOneElements) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{1} << 31) + 3;
+  std::size_t free_bytes = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  if (2.2 * static_cast<double>(n) * sizeof(int) > static_cast<double>(free_bytes)) GTEST_SKIP() << "not enough GPU memory";
+  cudalab::DeviceBuffer<int> d(n);
+  fill_past_2g<<<4096, 256>>>(d.data(), n);
+  CUDA_CHECK_LAUNCH("fill_past_2g");
+  reduction::Workspace<int> ws(n);
+  for (Variant v : reduction::all_variants()) {
+    CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(int)));
+    reduction::reduce(v, d.data(), n, 256, ws);
+    int got = 0;
+    CUDA_CHECK(cudaMemcpy(&got, ws.result(), sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, 3) << reduction::variant_name(v);
+  }
+}
+
+}  // namespace
