@@ -16,7 +16,7 @@ echo "== build"
   { tail -40 "$out/build.log"; exit 1; }
 
 echo "== ctest"
-ctest --preset release -j 4 >"$out/ctest.log" 2>&1 || status=1
+ctest --preset release -j 8 >"$out/ctest.log" 2>&1 || status=1
 tail -4 "$out/ctest.log"
 if grep -q "(Skipped)" "$out/ctest.log"; then
   echo "some tests were skipped on a GPU machine:"; grep "(Skipped)" "$out/ctest.log"; status=1
@@ -29,9 +29,13 @@ declare -A small_run=(
   [device_query]=""
   [vec_add]="100003 --warmup 1 --repeat 2"
   [rgba_split]="77 61 --warmup 1 --repeat 2"
+  [occupancy]="--stream-n 1M --warmup 1 --repeat 2"
+  [divergence]="--iters 100 --warmup 1 --repeat 2"
+  [mem_spaces]="--n 1000 --block 128 --measure-n 100000 --warmup 1 --repeat 2"
+  [reduction]="100003 --warmup 1 --repeat 2"
 )
 # Tests that provoke CUDA errors on purpose, and the huge cases (too slow under the tools).
-gtest_filter='-CudaErrorPaths.*:RgbaHuge.*:*17x2000000*:*n1048579*'
+gtest_filter='-CudaErrorPaths.*:RgbaHuge.*:*17x2000000*:*n1048579*:*n16777216*:*n1048577*:*PastTwo*'
 
 echo "== compute-sanitizer"
 printf "%-16s %-10s %s\n" "target" "tool" "errors" | tee "$out/sanitizer-summary.txt"

@@ -30,6 +30,7 @@ struct Options {
   int regs = 32;
   std::int64_t smem = 0;
   std::string arch;
+  std::int64_t stream_n = std::int64_t{1} << 27;
 };
 
 cudalab::Value blocks_text(int b) { return b == occ::kUnlimited ? cudalab::Value("-") : cudalab::Value(b); }
@@ -133,9 +134,8 @@ void launch_bounds(cudalab::Report& report, const occ::GpuSpec& g) {
 // Residency limited with dynamic shared memory: k blocks of 256 threads per SM, one full wave,
 // a grid-stride copy-and-scale. One float per iteration vs four 16-byte loads in flight.
 void bandwidth_vs_occupancy(cudalab::Report& report, const occ::GpuSpec& g, const cudalab::DeviceFacts& f,
-                            cudalab::Benchmarker& bench, double copy_gbps) {
+                            cudalab::Benchmarker& bench, double copy_gbps, std::size_t n) {
   constexpr int kBlock = 256;
-  const std::size_t n = std::size_t{1} << 27;  // 512 MiB in, 512 MiB out
   cudalab::require_device_memory(8.0 * static_cast<double>(n), "the bandwidth-vs-occupancy run");
   cudalab::DeviceBuffer<float> in(n), out(n);
   in.fill_bytes(0x3F);
@@ -191,6 +191,8 @@ int run(int argc, char** argv) {
   cli.option("--regs", o.regs, "what-if: registers per thread", 0, 255);
   cli.option("--smem", o.smem, "what-if: shared memory per block in bytes (64K = 65536)", 0, std::int64_t{1} << 20);
   std::vector<std::string> archs = cudalab::occupancy::known_archs();
+  cli.option("--stream-n", o.stream_n, "floats in the bandwidth-vs-occupancy runs (a multiple of 4)", 1024,
+             std::int64_t{1} << 30);
   cli.option("--arch", o.arch, "what-if for this architecture instead of the local GPU (sm_75 ... sm_120)");
   cli.add_common(o.common);
   cli.footer("Examples:\n  occupancy\n  occupancy --threads 128 --regs 168 --smem 64K --arch sm_90\n"
@@ -201,6 +203,7 @@ int run(int argc, char** argv) {
   if (!what_if && (cli.given("--regs") || cli.given("--smem") || cli.given("--arch"))) {
     throw cudalab::UsageError("--regs, --smem and --arch describe a what-if kernel: give --threads too");
   }
+  if (o.stream_n % 4 != 0) throw cudalab::UsageError("--stream-n must be a multiple of 4");
   if (what_if && !o.arch.empty()) {
     if (o.common.device_given) throw cudalab::UsageError("give either --arch or --device, not both");
     const auto spec = occupancy_lab::parse_arch(o.arch);
@@ -232,7 +235,7 @@ int run(int argc, char** argv) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const auto ceiling = cudalab::measure_copy_ceiling(bench);
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
-  bandwidth_vs_occupancy(report, g, facts, bench, ceiling.gbps);
+  bandwidth_vs_occupancy(report, g, facts, bench, ceiling.gbps, static_cast<std::size_t>(o.stream_n));
   tail_effect(report, facts, bench);
   return agree == total ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
