@@ -46,7 +46,8 @@ class EventTimer {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
-// Writes a buffer twice the L2's size, which evicts whatever the timed kernel would find there.
+// Reads a buffer twice the L2's size, which evicts whatever the timed kernel would find
+// there and leaves only clean lines behind (see l2_flush.cu).
 class L2Flusher {
  public:
   explicit L2Flusher(std::size_t l2_bytes);
@@ -54,6 +55,7 @@ class L2Flusher {
 
  private:
   DeviceBuffer<unsigned char> scratch_;
+  DeviceBuffer<unsigned> sink_;
 };
 
 class Benchmarker {

@@ -82,7 +82,10 @@ void notes_program(cudalab::Report& report, const occ::GpuSpec& g, int& agree, i
   report.table("light_kernel", t);
 
   report.heading("smem_kernel, 256 threads, dynamic shared memory per block (opt-in beyond 48 KB)");
-  const auto smem = occupancy_lab::attributes(Kernel::kSharedMemory);
+  auto smem = occupancy_lab::attributes(Kernel::kSharedMemory);
+  // Beyond 48 KB a kernel must opt in, or the runtime reports 0 blocks.
+  occupancy_lab::allow_max_dynamic_smem(Kernel::kSharedMemory, smem, g.smem_per_block_optin);
+  smem = occupancy_lab::attributes(Kernel::kSharedMemory);
   cudalab::Table s({{"dynamic_smem", "dynamic smem"}, {"api_blocks", "API blocks/SM"}, {"calc_blocks", "calc blocks/SM"},
                     {"occupancy_percent", "occupancy %"}, {"limited_by", "limited by"}});
   const std::size_t max_dyn = g.smem_per_block_optin - smem.sharedSizeBytes;
@@ -169,9 +172,9 @@ void tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab
   constexpr int kBlock = 256;
   const int per_sm = occupancy_lab::spin_blocks_per_sm(kBlock);
   const long long full_wave = static_cast<long long>(f.sm_count) * per_sm;
-  const long long cycles = static_cast<long long>(f.sm_clock_khz) * 20;  // about 20 us per block
+  const long long cycles = static_cast<long long>(f.sm_clock_khz) * 50 / 1000;  // kHz x 50 us
   cudalab::DeviceBuffer<unsigned long long> sink(1);
-  report.heading(fmt::format("Tail effect: every block waits {} SM cycles (about 20 us); {} blocks/SM x {} SMs = {} per wave",
+  report.heading(fmt::format("Tail effect: every block waits {} SM cycles (50 us at the peak clock); {} blocks/SM x {} SMs = {} per wave",
                              cycles, per_sm, f.sm_count, full_wave));
   cudalab::Table t({{"blocks", "blocks"}, {"waves", "waves"}, {"median_ms", "median ms"}, {"vs_one_wave", "x one wave"}});
   double one_wave_ms = 0;
