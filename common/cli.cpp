@@ -118,6 +118,13 @@ void Cli::flag(const std::string& flags, bool& value, const std::string& help) {
   impl_->app.add_flag(flags, value, help);
 }
 
+void Cli::variant_option(std::string& value, const std::vector<std::string>& names) {
+  std::vector<std::string> choices{"all"};
+  choices.insert(choices.end(), names.begin(), names.end());
+  value = "all";
+  option("--variant", value, "variant to run (all: every variant, in ladder order)", choices);
+}
+
 void Cli::add_common(CommonOptions& o, CommonSet which) {
   add_integer(impl_->app, "--device", o.device, "CUDA device ordinal to use", 0, 1023);
   impl_->app.get_option("--device")->each([&o](const std::string&) { o.device_given = true; });

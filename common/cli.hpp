@@ -47,6 +47,8 @@ class Cli {
   void option(const std::string& flags, std::string& value, const std::string& help,
               const std::vector<std::string>& choices = {});
   void flag(const std::string& flags, bool& value, const std::string& help);
+  // --variant: "all" (the default) or one of `names`.
+  void variant_option(std::string& value, const std::vector<std::string>& names);
   void add_common(CommonOptions& options, CommonSet which = CommonSet::kAll);
   // Extra text for --help (examples, notes), printed before the exit-code table.
   void footer(const std::string& text);

@@ -16,6 +16,7 @@
 #include "common/lab_main.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
+#include "common/variants.hpp"
 #include "divergence.hpp"
 
 namespace {
@@ -35,9 +36,7 @@ constexpr int kBlock = 256;
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("divergence", "Warp divergence: the notes' divergent/uniform pair and its variants, timed.");
-  std::vector<std::string> variants = divergence::variant_names();
-  variants.insert(variants.begin(), "all");
-  cli.option("--variant", o.variant, "variant to run", variants);
+  cli.variant_option(o.variant, divergence::variant_names());
   cli.option("--iters", o.iters, "length of each path (dependent FMAs)", 1, 10000000);
   cli.option("--blocks-per-sm", o.blocks_per_sm, "256-thread blocks launched per SM", 1, 32);
   cli.add_common(o.common);
@@ -55,12 +54,8 @@ int run(int argc, char** argv) {
                                              o.blocks_per_sm, facts.sm_count));
   report.field("iters", "path length (dependent FMAs)", o.iters);
 
-  std::vector<Variant> chosen = divergence::all_variants();
-  if (o.variant != "all") {
-    Variant v{};
-    divergence::parse_variant(o.variant, &v);
-    chosen = {v};
-  }
+  const std::vector<Variant> chosen =
+      cudalab::select_variants(divergence::all_variants(), divergence::variant_name, o.variant);
 
   // Every output depends only on (threadIdx.x, which path): precompute both paths on the CPU
   // with the same fmaf chain, then check every element exactly.

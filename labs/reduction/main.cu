@@ -21,6 +21,7 @@
 #include "common/random.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
+#include "common/variants.hpp"
 #include "reduction.hpp"
 
 namespace {
@@ -95,10 +96,7 @@ T read_result(const T* device) {
 }
 
 std::vector<Variant> chosen(const Options& o) {
-  if (o.variant == "all") return reduction::all_variants();
-  Variant v{};
-  reduction::parse_variant(o.variant, &v);
-  return {v};
+  return cudalab::select_variants(reduction::all_variants(), reduction::variant_name, o.variant);
 }
 
 template <typename T>
@@ -236,9 +234,7 @@ int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("reduction", "Parallel sum: the classic optimisation ladder, checked and timed against CUB.");
   cli.positional("N", o.n, "number of elements (e.g. 1000000, 64M, 2^28)", 1, std::int64_t{1} << 34);
-  std::vector<std::string> variants = reduction::variant_names();
-  variants.insert(variants.begin(), "all");
-  cli.option("--variant", o.variant, "variant to run", variants);
+  cli.variant_option(o.variant, reduction::variant_names());
   cli.option("--type", o.type, "element type", {"float", "int"});
   cli.option("--block", o.block, "threads per block: 64, 128, 256, 512 or 1024", 64, 1024);
   cli.flag("--sweep", o.sweep, "time the variants and CUB over N = 2^10 .. 2^28");

@@ -20,6 +20,7 @@
 #include "common/random.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
+#include "common/variants.hpp"
 #include "image_io.hpp"
 #include "reference.hpp"
 #include "rgba_split.hpp"
@@ -60,9 +61,7 @@ int run(int argc, char** argv) {
   cudalab::Cli cli("rgba_split", "Splits interleaved RGBA pixels into four planes; every variant verified and timed.");
   cli.positional("WIDTH", o.width, "image width in pixels", 1, 1 << 30);
   cli.positional("HEIGHT", o.height, "image height in pixels", 1, 1 << 30);
-  std::vector<std::string> variants = rgba_split::variant_names();
-  variants.insert(variants.begin(), "all");
-  cli.option("--variant", o.variant, "kernel variant to run", variants);
+  cli.variant_option(o.variant, rgba_split::variant_names());
   cli.option("--input", o.input, "read this PNG or JPEG instead of a synthetic image");
   cli.option("--output-dir", o.output_dir, "write the four planes there as r.png g.png b.png a.png");
   cli.add_common(o.common);
@@ -123,12 +122,8 @@ int run(int argc, char** argv) {
                                                     cudalab::DeviceBuffer<std::uint8_t>(pixels)};
   const rgba_split::Planes planes{d_plane[0].data(), d_plane[1].data(), d_plane[2].data(), d_plane[3].data()};
 
-  std::vector<rgba_split::Variant> chosen = rgba_split::all_variants();
-  if (o.variant != "all") {
-    rgba_split::Variant v{};
-    rgba_split::parse_variant(o.variant, &v);
-    chosen = {v};
-  }
+  const std::vector<rgba_split::Variant> chosen =
+      cudalab::select_variants(rgba_split::all_variants(), rgba_split::variant_name, o.variant);
 
   report.heading("Launch configuration");
   const auto geometry_2d = rgba_split::plan_launch(rgba_split::Variant::kNaive, width, height);

@@ -18,6 +18,7 @@
 #include "common/random.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
+#include "common/variants.hpp"
 #include "reference.hpp"
 #include "vec_add.hpp"
 
@@ -49,10 +50,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 std::vector<vec_add::Variant> chosen_variants(const Options& o) {
-  if (o.variant == "all") return vec_add::all_variants();
-  vec_add::Variant v{};
-  vec_add::parse_variant(o.variant, &v);  // the CLI accepted only known names
-  return {v};
+  return cudalab::select_variants(vec_add::all_variants(), vec_add::variant_name, o.variant);
 }
 
 // Host->device copies of a and b, the kernel, and the copy of c back: what a program that
@@ -201,9 +199,7 @@ int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("vec_add", "c = a + b on the GPU: every variant checked against the CPU and timed.");
   cli.positional("N", o.n, "number of elements (e.g. 1000000, 64M, 2^28)", 1, std::int64_t{1} << 34);
-  std::vector<std::string> variants = vec_add::variant_names();
-  variants.insert(variants.begin(), "all");
-  cli.option("--variant", o.variant, "kernel variant to run", variants);
+  cli.variant_option(o.variant, vec_add::variant_names());
   cli.option("--block", o.block, "threads per block (a multiple of 32)", 32, 1024);
   cli.option("--type", o.type, "element type", {"float", "int"});
   cli.flag("--sweep", o.sweep, "time every variant over N = 2^10 .. 2^28 instead of one N");

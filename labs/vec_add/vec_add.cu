@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/variants.hpp"
 #include "common/math.hpp"
 #include "vec_add.hpp"
 
@@ -144,20 +145,10 @@ std::string variant_name(Variant v) {
   return "?";
 }
 
-std::vector<std::string> variant_names() {
-  std::vector<std::string> names;
-  for (Variant v : all_variants()) names.push_back(variant_name(v));
-  return names;
-}
+std::vector<std::string> variant_names() { return cudalab::names_of(all_variants(), variant_name); }
 
 bool parse_variant(const std::string& name, Variant* out) {
-  for (Variant v : all_variants()) {
-    if (variant_name(v) == name) {
-      *out = v;
-      return true;
-    }
-  }
-  return false;
+  return cudalab::find_by_name(all_variants(), variant_name, name, out);
 }
 
 namespace {

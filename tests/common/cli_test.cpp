@@ -1,4 +1,5 @@
 #include "common/cli.hpp"
+#include "common/variants.hpp"
 
 #include <gtest/gtest.h>
 
@@ -148,6 +149,43 @@ TEST(Cli, DeviceAndJsonSetHasNoTimingOptions) {
   cli.add_common(common, cudalab::CommonSet::kDeviceAndJson);
   testing::internal::CaptureStderr();
   EXPECT_EQ(parse(cli, {"--repeat", "3"}), 2);
+  testing::internal::GetCapturedStderr();
+}
+
+}  // namespace
+
+namespace {
+
+enum class Fruit { kApple, kPear };
+std::string fruit_name(Fruit f) { return f == Fruit::kApple ? "apple" : "pear"; }
+const std::vector<Fruit> kFruits{Fruit::kApple, Fruit::kPear};
+
+TEST(Variants, NamesLookupAndSelection) {
+  EXPECT_EQ(cudalab::names_of(kFruits, fruit_name), (std::vector<std::string>{"apple", "pear"}));
+  Fruit f{};
+  EXPECT_TRUE(cudalab::find_by_name(kFruits, fruit_name, "pear", &f));
+  EXPECT_EQ(f, Fruit::kPear);
+  EXPECT_FALSE(cudalab::find_by_name(kFruits, fruit_name, "plum", &f));
+  EXPECT_EQ(cudalab::select_variants(kFruits, fruit_name, "all"), kFruits);
+  EXPECT_EQ(cudalab::select_variants(kFruits, fruit_name, "apple"), std::vector<Fruit>{Fruit::kApple});
+  EXPECT_TRUE(cudalab::select_variants(kFruits, fruit_name, "plum").empty());
+}
+
+TEST(Variants, VariantOptionAcceptsAllAndEveryName) {
+  for (const char* choice : {"all", "apple", "pear"}) {
+    cudalab::Cli cli("lab", "test");
+    std::string v;
+    cli.variant_option(v, cudalab::names_of(kFruits, fruit_name));
+    EXPECT_EQ(parse(cli, {"--variant", choice}), std::nullopt);
+    EXPECT_EQ(v, choice);
+  }
+  cudalab::Cli cli("lab", "test");
+  std::string v;
+  cli.variant_option(v, cudalab::names_of(kFruits, fruit_name));
+  EXPECT_EQ(parse(cli, {}), std::nullopt);
+  EXPECT_EQ(v, "all");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse(cli, {"--variant", "plum"}), 2);
   testing::internal::GetCapturedStderr();
 }
 
