@@ -77,5 +77,13 @@ function(cudalab_add_gtest target labels)
   gtest_discover_tests(${target}
     DISCOVERY_MODE PRE_TEST
     NO_PRETTY_VALUES
-    PROPERTIES LABELS "${labels}")
+    TEST_LIST ${target}_TESTS)
+  # Labels are set by a second include file that ctest reads after the discovered tests exist:
+  # gtest_discover_tests' PROPERTIES would split a list of labels into separate arguments.
+  set(label_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
+  file(WRITE ${label_file}
+       "foreach(t IN LISTS ${target}_TESTS)\n"
+       "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\")\n"
+       "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
 endfunction()
