@@ -7,12 +7,13 @@
 #     GPU_TESTS rgba_split_gpu_test.cpp  # in tests/rgba_split/, labels: gpu;rgba_split
 #     SMOKE_ARGS 76 62                   # a small real run (exit 0, or 77 = skipped without a GPU)
 #     BAD_ARGS  "0 0" "abc" "--nope"     # each string is one bad invocation that must exit 2
-#     GPU_BAD_ARGS "--device 99")        # bad only on a machine with a GPU (else: skipped, 77)
+#     GPU_BAD_ARGS "--device 99"         # bad only on a machine with a GPU (else: skipped, 77)
+#     SANITIZE_ARGS 77 61 --repeat 2)    # the small run compute-sanitizer checks (label sanitize)
 #
 # The kernel library is what the tests link, so GoogleTest calls exactly the code the
 # executable runs. Smoke tests also check `--help` (exit 0).
 function(cudalab_add_lab name)
-  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;LIBS")
+  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;SANITIZE_ARGS;LIBS")
 
   # Kernel library (nvcc) that the executable and the tests share.
   add_library(${name}_kernels STATIC ${LAB_KERNELS})
@@ -63,6 +64,19 @@ function(cudalab_add_lab name)
                          SKIP_REGULAR_EXPRESSION "CUDALAB_SKIPPED")
     math(EXPR i "${i} + 1")
   endforeach()
+
+  # compute-sanitizer over a small run, one test per tool (label sanitize; skipped without a
+  # GPU). scripts/sanitize.sh reads the same runs from <build>/sanitize-runs.txt.
+  list(JOIN LAB_SANITIZE_ARGS " " sanitize_args_text)
+  file(APPEND ${CMAKE_BINARY_DIR}/sanitize-runs.txt "${name} ${sanitize_args_text}\n")
+  if(CUDALAB_COMPUTE_SANITIZER)
+    foreach(tool memcheck initcheck racecheck synccheck)
+      add_test(NAME ${name}.sanitize.${tool}
+               COMMAND ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
+                       $<TARGET_FILE:${name}> ${LAB_SANITIZE_ARGS})
+      set_tests_properties(${name}.sanitize.${tool} PROPERTIES LABELS "gpu;${name};sanitize" SKIP_RETURN_CODE 77)
+    endforeach()
+  endif()
 endfunction()
 
 # A GoogleTest executable in <build>/tests, its tests discovered by ctest with the given labels.

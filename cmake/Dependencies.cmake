@@ -19,4 +19,10 @@ cudalab_require(nlohmann_json nlohmann-json3-dev)
 cudalab_require(PNG libpng-dev)    # rgba_split --input/--output-dir
 cudalab_require(JPEG libjpeg-dev)  # rgba_split --input photo.jpg
 
+find_package(Python3 COMPONENTS Interpreter)  # the grading command and its self-test
+if(NOT Python3_FOUND)
+  message(FATAL_ERROR "cuda_labs needs python3 for scripts/grade.py.\n"
+                      "On Debian/Ubuntu: sudo apt-get install python3 (or run scripts/install-deps.sh)")
+endif()
+
 include(GoogleTest)

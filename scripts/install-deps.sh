@@ -18,6 +18,7 @@ PACKAGES=(
   nlohmann-json3-dev  # nlohmann/json (find_package(nlohmann_json))
   libpng-dev       # PNG images for rgba_split (find_package(PNG))
   libjpeg-dev      # JPEG images for rgba_split (find_package(JPEG))
+  python3          # scripts/grade.py and its self-test (scripts/plot.py also needs python3-matplotlib)
 )
 
 check_only=0

@@ -34,6 +34,7 @@ struct Options {
   std::int64_t width = 3840, height = 2160;
   std::string variant = "all";
   std::string input, output_dir;
+  bool sweep = false;
 };
 
 const char* kPlaneNames[4] = {"r", "g", "b", "a"};
@@ -56,6 +57,54 @@ bool verify(const std::string& variant, const std::vector<std::uint8_t> (&expect
   return ok;
 }
 
+// Bandwidth over image size for the plots: square images 256^2 .. 16384^2 (as far as memory
+// allows), every variant verified and timed.
+int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
+  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  cudalab::Table t({{"width", "width"}, {"pixels", "pixels"}, {"variant", "variant"}, {"median_us", "median us"},
+                    {"gbps", "GB/s"}, {"percent_of_copy", "% copy"}, {"correct", "ok"}});
+  bool all_ok = true;
+  const auto chosen = cudalab::select_variants(rgba_split::all_variants(), rgba_split::variant_name, o.variant);
+  for (std::size_t side = 256; side <= 16384; side *= 2) {
+    const std::size_t pixels = side * side;
+    if (8.0 * static_cast<double>(pixels) > 0.8 * static_cast<double>(free_bytes)) break;
+    const auto rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
+    std::vector<std::uint8_t> expected[4], actual[4];
+    for (int c = 0; c < 4; ++c) {
+      expected[c].resize(pixels);
+      actual[c].resize(pixels);
+    }
+    rgba_split::reference(rgba.data(), pixels, expected[0].data(), expected[1].data(), expected[2].data(),
+                          expected[3].data());
+    cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
+    cudalab::DeviceBuffer<std::uint8_t> d_plane[4] = {cudalab::DeviceBuffer<std::uint8_t>(pixels),
+                                                      cudalab::DeviceBuffer<std::uint8_t>(pixels),
+                                                      cudalab::DeviceBuffer<std::uint8_t>(pixels),
+                                                      cudalab::DeviceBuffer<std::uint8_t>(pixels)};
+    const rgba_split::Planes planes{d_plane[0].data(), d_plane[1].data(), d_plane[2].data(), d_plane[3].data()};
+    for (auto v : chosen) {
+      for (auto& p : d_plane) p.fill_bytes(0xAB);
+      rgba_split::launch(v, d_rgba.data(), planes, side, side);
+      for (int c = 0; c < 4; ++c) d_plane[c].download(actual[c].data(), pixels);
+      const bool ok = verify(rgba_split::variant_name(v), expected, actual, side);
+      all_ok = all_ok && ok;
+      const auto timing = bench.run([&] { rgba_split::launch(v, d_rgba.data(), planes, side, side); });
+      const double g = cudalab::gbps(8.0 * static_cast<double>(pixels), timing.median_ms);
+      t.add_row({static_cast<long long>(side), static_cast<long long>(pixels), rgba_split::variant_name(v),
+                 Value(timing.median_ms * 1e3, 2), Value(g, 0), Value(cudalab::percent(g, ceiling.gbps), 1),
+                 ok ? "yes" : "NO"});
+    }
+  }
+  report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
+  report.heading("Bandwidth over image size (square images)");
+  report.table("sweep", t);
+  return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+}
+
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("rgba_split", "Splits interleaved RGBA pixels into four planes; every variant verified and timed.");
@@ -64,11 +113,22 @@ int run(int argc, char** argv) {
   cli.variant_option(o.variant, rgba_split::variant_names());
   cli.option("--input", o.input, "read this PNG or JPEG instead of a synthetic image");
   cli.option("--output-dir", o.output_dir, "write the four planes there as r.png g.png b.png a.png");
+  cli.flag("--sweep", o.sweep, "time every variant over square images 256^2 .. 16384^2 instead of one image");
   cli.add_common(o.common);
   cli.footer("Examples:\n  rgba_split 3840 2160\n  rgba_split 76 62 --variant naive\n"
              "  rgba_split --input photo.jpg --output-dir planes");
   if (auto code = cli.parse(argc, argv)) return *code;
 
+  if (o.sweep) {
+    if (cli.given("WIDTH") || !o.input.empty() || !o.output_dir.empty()) {
+      throw cudalab::UsageError("--sweep chooses its own image sizes: give no WIDTH HEIGHT, --input or --output-dir");
+    }
+    cudalab::select_device(o.common.device);
+    const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
+    cudalab::Report report("rgba_split", o.common.json);
+    report.field("device", "device", facts.name);
+    return run_sweep(o, facts, report);
+  }
   // Input first: a bad file is a usage error on any machine, GPU or not.
   if (cli.given("WIDTH") != cli.given("HEIGHT")) throw cudalab::UsageError("give both WIDTH and HEIGHT");
   rgba_split::RgbaImage image;

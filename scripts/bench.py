@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Run every lab with --json (and the --sweep modes) and store the results, with the GPU's
+name and the date, in one JSON file: <out>/<gpu>-<date>.json. scripts/plot.py draws it.
+
+  scripts/bench.py [--build-dir build] [--out bench] [--repeat 10]
+
+Without a GPU it prints "skipped: no GPU" and exits 0. Exit 1 if a lab reports a wrong result.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+RUNS = [
+    ("device_query", ["device_query", "--json"]),
+    ("vec_add_2p28", ["vec_add", "2^28", "--json"]),
+    ("vec_add_sweep", ["vec_add", "--sweep", "--json"]),
+    ("rgba_split_16384", ["rgba_split", "16384", "16384", "--json"]),
+    ("rgba_split_sweep", ["rgba_split", "--sweep", "--json"]),
+    ("reduction_2p28", ["reduction", "2^28", "--json"]),
+    ("reduction_sweep", ["reduction", "--sweep", "--json"]),
+    ("divergence", ["divergence", "--json"]),
+    ("occupancy", ["occupancy", "--json"]),
+    ("mem_spaces", ["mem_spaces", "--json"]),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--out", default="bench")
+    ap.add_argument("--repeat", type=int, default=10, help="timed launches per measurement")
+    args = ap.parse_args()
+    labs = os.path.join(args.build_dir, "labs")
+    if not os.path.isdir(labs):
+        print(f"bench: error: {labs} not found (build first)", file=sys.stderr)
+        return 2
+    probe = subprocess.run([os.path.join(labs, "device_query")], capture_output=True, text=True)
+    if probe.returncode == 77:
+        print("bench: skipped: no GPU")
+        return 0
+    results = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "runs": {}}
+    status = 0
+    for name, cmd in RUNS:
+        argv = [os.path.join(labs, cmd[0])] + cmd[1:]
+        if cmd[0] != "device_query":
+            argv += ["--repeat", str(args.repeat)]
+        print(f"bench: {' '.join(cmd)}", flush=True)
+        run = subprocess.run(argv, capture_output=True, text=True)
+        if run.returncode not in (0, 1):
+            print(f"bench: {name} failed with exit code {run.returncode}: {run.stderr.strip()}", file=sys.stderr)
+            status = 1
+            continue
+        if run.returncode == 1:
+            status = 1
+        results["runs"][name] = json.loads(run.stdout)
+    gpu = results["runs"]["device_query"]["devices"][0]["name"]
+    results["gpu"] = gpu
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", gpu).strip("-").lower()
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"{slug}-{datetime.date.today().isoformat()}.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"bench: wrote {path}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Grade the test suite: run ctest (all labs or the ones named) and write
+
+  <out>/junit.xml     ctest's own JUnit report
+  <out>/results.json  a Gradescope results file (score, execution_time, tests[])
+  a score table per lab on stdout.
+
+Points per test come from grading/points.json (first matching pattern, else the lab's
+per_test, else default_per_test). A test that did not run (a GPU test without a GPU) scores 0
+and is reported as skipped: its Gradescope status is "failed" with output "skipped: ...",
+and extra_data.skipped counts them.
+
+  scripts/grade.py                          # every lab, build folder ./build
+  scripts/grade.py --labs vec_add rgba_split --out grading-out
+  scripts/grade.py --junit old/junit.xml    # grade an existing report without running ctest
+
+Exit codes: 0 graded (whatever the score), 2 usage error, 3 ctest could not be run.
+"""
+import argparse
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+HIDDEN_LABEL = "hidden"  # tests with this ctest label are hidden from students on Gradescope
+
+
+def fail(code, message):
+    print(f"grade: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def test_labels(build_dir):
+    """ctest's view of every test: name -> labels."""
+    try:
+        out = subprocess.run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"],
+                             check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail(3, f"cannot list the tests in {build_dir}: {e}")
+    labels = {}
+    for test in json.loads(out).get("tests", []):
+        names = []
+        for prop in test.get("properties", []):
+            if prop.get("name") == "LABELS":
+                names = prop.get("value", [])
+        labels[test["name"]] = names
+    return labels
+
+
+def lab_of(labels, known_labs):
+    for label in labels:
+        if label in known_labs:
+            return label
+    for label in labels:
+        if label not in ("cpu", "gpu", "smoke", "sanitize", HIDDEN_LABEL):
+            return label
+    return "other"
+
+
+def points_for(name, lab, table):
+    for pattern, points in table.get("tests", {}).items():
+        if fnmatch.fnmatchcase(name, pattern):
+            return float(points)
+    lab_entry = table.get("labs", {}).get(lab, {})
+    return float(lab_entry.get("per_test", table.get("default_per_test", 1)))
+
+
+def parse_junit(path):
+    """[(name, status, output)] with status passed | failed | skipped."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        fail(2, f"cannot read JUnit report {path}: {e}")
+    cases = []
+    for case in root.iter("testcase"):
+        name = case.get("name")
+        out = (case.findtext("system-out") or "").strip()
+        if case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
+            reason = case.find("skipped").get("message", "") if case.find("skipped") is not None else ""
+            status = "skipped"
+            out = f"skipped: {reason}\n{out}".strip()
+        elif case.find("failure") is not None or case.get("status") == "fail":
+            status = "failed"
+            failure = case.find("failure")
+            message = failure.get("message", "") if failure is not None else ""
+            out = f"{message}\n{out}".strip()
+        else:
+            status = "passed"
+        cases.append((name, status, out[-4000:]))  # keep the end, where failures are printed
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Grade the suite with ctest and write JUnit + Gradescope results.")
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--labs", nargs="*", default=[], help="labs to grade (default: all)")
+    ap.add_argument("--points", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "grading", "points.json"))
+    ap.add_argument("--out", default="grading-out")
+    ap.add_argument("--junit", help="grade this JUnit report instead of running ctest")
+    ap.add_argument("--ctest-args", default="", help="extra arguments for ctest, e.g. '-j 8'")
+    args = ap.parse_args()
+
+    try:
+        with open(args.points) as f:
+            table = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        fail(2, f"cannot read points table {args.points}: {e}")
+    if not os.path.isdir(args.build_dir):
+        fail(2, f"build folder {args.build_dir} does not exist (configure and build first)")
+    os.makedirs(args.out, exist_ok=True)
+
+    labels = test_labels(args.build_dir)
+    known_labs = set(table.get("labs", {}).keys())
+    start = time.time()
+    junit = args.junit
+    if junit is None:
+        junit = os.path.join(args.out, "junit.xml")
+        cmd = ["ctest", "--test-dir", args.build_dir, "--output-junit", os.path.abspath(junit)]
+        if args.labs:
+            cmd += ["-L", "^(" + "|".join(args.labs) + ")$"]
+        cmd += args.ctest_args.split()
+        try:
+            subprocess.run(cmd, capture_output=True, text=True)  # failing tests are expected
+        except OSError as e:
+            fail(3, f"cannot run ctest: {e}")
+        if not os.path.exists(junit):
+            fail(3, "ctest wrote no JUnit report")
+    elapsed = time.time() - start
+
+    tests, per_lab = [], {}
+    for name, status, output in parse_junit(junit):
+        test_label_list = labels.get(name, [])
+        lab = lab_of(test_label_list, known_labs)
+        if args.labs and lab not in args.labs:
+            continue
+        max_score = points_for(name, lab, table)
+        score = max_score if status == "passed" else 0.0
+        entry = {"name": name, "score": score, "max_score": max_score,
+                 "status": "passed" if status == "passed" else "failed",
+                 "output": output if status != "passed" else "",
+                 "tags": [lab]}
+        if HIDDEN_LABEL in test_label_list:
+            entry["visibility"] = "hidden"
+        tests.append(entry)
+        s = per_lab.setdefault(lab, {"score": 0.0, "max": 0.0, "passed": 0, "failed": 0, "skipped": 0})
+        s["score"] += score
+        s["max"] += max_score
+        s[status] += 1
+
+    results = {
+        "score": round(sum(t["score"] for t in tests), 3),
+        "execution_time": round(elapsed, 1),
+        "output": f"{len(tests)} tests; {sum(s['skipped'] for s in per_lab.values())} skipped (not run)",
+        "tests": tests,
+        "extra_data": {"skipped": sum(s["skipped"] for s in per_lab.values()),
+                       "max_score": round(sum(t["max_score"] for t in tests), 3)},
+    }
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+
+    print(f"{'lab':<16} {'score':>9} {'max':>9} {'passed':>7} {'failed':>7} {'skipped':>8}")
+    for lab in sorted(per_lab):
+        s = per_lab[lab]
+        print(f"{lab:<16} {s['score']:>9.1f} {s['max']:>9.1f} {s['passed']:>7} {s['failed']:>7} {s['skipped']:>8}")
+    print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
+    print(f"reports: {os.path.abspath(junit)}, {os.path.abspath(os.path.join(args.out, 'results.json'))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Turn a scripts/bench.py result into PNG plots (matplotlib):
+
+  bandwidth_vs_n.png        vec_add, rgba_split and reduction GB/s over N, with the theoretical
+                            peak and the measured copy ceiling
+  reduction_ladder.png      the reduction ladder at 2^28 floats as bars, CUB beside it
+  divergence.png            each divergence variant's time relative to the uniform kernel
+  occupancy.png             occupancy over block size; bandwidth over occupancy (1 vs 4 loads in flight)
+  roofline.png              the labs' kernels on the GPU's FP32 roofline
+
+  scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+FP32_LANES_PER_SM = {"sm_70": 64, "sm_75": 64, "sm_80": 64, "sm_86": 128, "sm_89": 128, "sm_90": 128,
+                     "sm_100": 128, "sm_120": 128}
+
+
+def best_per_n(rows, key="n", exclude=()):
+    best = {}
+    for r in rows:
+        if r["variant"] in exclude:
+            continue
+        if r[key] not in best or r["gbps"] > best[r[key]]["gbps"]:
+            best[r[key]] = r
+    return [best[k] for k in sorted(best)]
+
+
+def series(rows, variant, key="n"):
+    pts = sorted((r[key], r["gbps"]) for r in rows if r["variant"] == variant)
+    return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def ceilings(ax, peak, copy):
+    ax.axhline(peak, color="black", linestyle="--", linewidth=1, label=f"theoretical peak {peak:.0f} GB/s")
+    ax.axhline(copy, color="gray", linestyle=":", linewidth=1.5, label=f"measured copy ceiling {copy:.0f} GB/s")
+
+
+def plot_bandwidth(b, gpu, out):
+    runs = b["runs"]
+    peak = runs["device_query"]["devices"][0]["theoretical_bandwidth_gbps"]
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
+    va = runs["vec_add_sweep"]
+    ax = axes[0]
+    for v in ("naive", "coarsened4", "vectorized"):
+        x, y = series(va["sweep"], v)
+        ax.plot(x, y, marker="o", markersize=3, label=v)
+    ceilings(ax, peak, va["copy_ceiling_gbps"])
+    ax.set_title("vec_add: c = a + b (12 bytes per element)")
+    ax.set_xlabel("N (elements)")
+    rg = runs["rgba_split_sweep"]
+    ax = axes[1]
+    for v in ("naive", "uchar4", "x4", "x16"):
+        x, y = series(rg["sweep"], v, key="pixels")
+        ax.plot(x, y, marker="o", markersize=3, label=v)
+    ceilings(ax, peak, rg["copy_gbps"])
+    ax.set_title("rgba_split (8 bytes per pixel)")
+    ax.set_xlabel("pixels")
+    rd = runs["reduction_sweep"]
+    ax = axes[2]
+    for v in ("smem_notes", "multi_element", "single_pass", "cub::DeviceReduce::Sum"):
+        x, y = series(rd["sweep"], v)
+        ax.plot(x, y, marker="o", markersize=3, label=v, linestyle="--" if v.startswith("cub") else "-")
+    ceilings(ax, peak, va["copy_ceiling_gbps"])
+    ax.set_title("reduction: float sum (4 bytes read per element)")
+    ax.set_xlabel("N (elements)")
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_ylabel("GB/s")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(f"Bandwidth over problem size on {gpu} (median of timed launches, L2 flushed)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "bandwidth_vs_n.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_reduction_ladder(b, gpu, out):
+    rows = b["runs"]["reduction_2p28"]["variants"]
+    names = [r["variant"] for r in rows]
+    gbps = [r["gbps"] for r in rows]
+    colors = ["tab:gray" if n.startswith("cub") else "tab:blue" for n in names]
+    fig, ax = plt.subplots(figsize=(12, 5.5))
+    ax.bar(range(len(rows)), gbps, color=colors)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(names, rotation=40, ha="right", fontsize=9)
+    for i, g in enumerate(gbps):
+        ax.text(i, g + 40, f"{g:.0f}", ha="center", fontsize=8)
+    ax.set_ylabel("GB/s (4 bytes read per element)")
+    ax.set_title(f"The reduction ladder, 2^28 floats, {gpu} (CUB in gray)")
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "reduction_ladder.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_divergence(b, gpu, out):
+    d = b["runs"]["divergence"]
+    rows = d["variants"]
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    names = [r["variant"] for r in rows]
+    ratio = [r["vs_uniform"] for r in rows]
+    ax.bar(names, ratio, color=["tab:red" if r["divergent_warps"] > 1 else "tab:green" for r in rows])
+    ax.axhline(2.0, color="black", linestyle="--", linewidth=1, label="model: two paths = 2x")
+    for i, v in enumerate(ratio):
+        ax.text(i, v + 0.03, f"{v:.2f}x", ha="center", fontsize=9)
+    ax.set_ylabel("time / time of the uniform kernel")
+    ax.set_title(f"Warp divergence, {d['iters']}-step paths, {gpu} (red: warps diverge)")
+    ax.legend()
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "divergence.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_occupancy(b, gpu, out):
+    o = b["runs"]["occupancy"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    rows = o["light_kernel"]
+    ax = axes[0]
+    ax.plot([r["block"] for r in rows], [r["occupancy_percent"] for r in rows], marker="o")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("threads per block")
+    ax.set_ylabel("occupancy (%)")
+    ax.set_ylim(0, 105)
+    ax.set_title("light_kernel: occupancy over block size")
+    ax.grid(True, alpha=0.3)
+    rows = o["bandwidth_vs_occupancy"]
+    ax = axes[1]
+    occ = [r["occupancy_percent"] for r in rows]
+    ax.plot(occ, [r["gbps_scalar"] for r in rows], marker="o", label="1 float per iteration")
+    ax.plot(occ, [r["gbps_ilp"] for r in rows], marker="s", label="4 x float4 in flight per thread")
+    ax.axhline(o["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {o['copy_gbps']:.0f} GB/s")
+    ax.set_xlabel("occupancy (%)")
+    ax.set_ylabel("GB/s (read + write)")
+    ax.set_ylim(bottom=0)
+    ax.set_title("out = 2 * in: bandwidth over occupancy")
+    ax.legend(fontsize=9)
+    ax.grid(True, alpha=0.3)
+    fig.suptitle(f"Occupancy on {gpu}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "occupancy.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_roofline(b, gpu, out):
+    runs = b["runs"]
+    dev = runs["device_query"]["devices"][0]
+    lanes = FP32_LANES_PER_SM.get(dev["arch"], 128)
+    peak_flops = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3 / 1e9  # GFLOP/s, FMA = 2
+    peak_bw = dev["theoretical_bandwidth_gbps"]
+    points = []
+    va = max(runs["vec_add_2p28"]["variants"], key=lambda r: r["gbps"])
+    points.append((f"vec_add ({va['variant']})", 1 / 12, va["gbps"] / 12))
+    rd = max((r for r in runs["reduction_2p28"]["variants"] if not r["variant"].startswith("cub")), key=lambda r: r["gbps"])
+    points.append((f"reduction ({rd['variant']})", 1 / 4, rd["gbps"] / 4))
+    ob = max(runs["occupancy"]["bandwidth_vs_occupancy"], key=lambda r: r["gbps_ilp"])
+    points.append(("out = 2 * in (occupancy lab)", 1 / 8, ob["gbps_ilp"] / 8))
+    dv = runs["divergence"]
+    uni = [r for r in dv["variants"] if r["variant"] == "uniform"][0]
+    threads = dv["total_warps"] * 32
+    flops = 2.0 * dv["iters"] * threads
+    points.append(("divergence (uniform)", flops / (4.0 * threads), flops / (uni["median_ms"] * 1e-3) / 1e9))
+    fig, ax = plt.subplots(figsize=(9, 6))
+    xs = [2 ** (k / 4) for k in range(-20, 60)]
+    ax.plot(xs, [min(peak_flops, peak_bw * x) for x in xs], color="black",
+            label=f"roof: {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32")
+    for (name, ai, perf), marker in zip(points, "osD^"):
+        ax.plot(ai, perf, marker=marker, markersize=9, linestyle="none", label=f"{name}: {perf:.0f} GFLOP/s")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of DRAM traffic)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(f"The labs on the {gpu} roofline (rgba_split does no arithmetic: off the chart)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "roofline.png"), dpi=110)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot a scripts/bench.py result.")
+    ap.add_argument("bench_json")
+    ap.add_argument("--out", default=os.path.join("docs", "plots"))
+    args = ap.parse_args()
+    try:
+        with open(args.bench_json) as f:
+            b = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"plot: error: cannot read {args.bench_json}: {e}", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    gpu = b.get("gpu", "GPU")
+    for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline):
+        fn(b, gpu, args.out)
+        print(f"plot: {fn.__name__} done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

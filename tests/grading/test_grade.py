@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Self-test of scripts/grade.py: grade a fixture project with a passing, a failing, a
+skipped and a hidden test, and check the scores and the results.json schema."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GRADE = os.path.join(ROOT, "scripts", "grade.py")
+
+
+class GradeFixture(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="grade_fixture_")
+        build = os.path.join(cls.tmp, "build")
+        subprocess.run(["cmake", "-S", os.path.join(HERE, "fixture"), "-B", build], check=True, capture_output=True)
+        cls.out = os.path.join(cls.tmp, "out")
+        cls.proc = subprocess.run([sys.executable, GRADE, "--build-dir", build, "--out", cls.out,
+                                  "--points", os.path.join(HERE, "fixture", "points.json")],
+                                 capture_output=True, text=True)
+        with open(os.path.join(cls.out, "results.json")) as f:
+            cls.results = json.load(f)
+        cls.by_name = {t["name"]: t for t in cls.results["tests"]}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_exit_code_and_reports(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "junit.xml")))
+
+    def test_scores(self):
+        t = self.by_name
+        self.assertEqual((t["pass_a"]["score"], t["pass_a"]["max_score"]), (2.0, 2.0))
+        self.assertEqual((t["fail_a"]["score"], t["fail_a"]["max_score"]), (0.0, 2.0))
+        self.assertEqual((t["skip_b"]["score"], t["skip_b"]["max_score"]), (0.0, 1.0))
+        self.assertEqual((t["pass_b"]["score"], t["pass_b"]["max_score"]), (3.0, 3.0))  # pattern beats lab default
+        self.assertEqual(self.results["score"], 5.0)
+        self.assertEqual(self.results["extra_data"]["max_score"], 8.0)
+
+    def test_skipped_is_not_passed(self):
+        skip = self.by_name["skip_b"]
+        self.assertEqual(skip["status"], "failed")
+        self.assertTrue(skip["output"].startswith("skipped"), skip["output"])
+        self.assertEqual(self.results["extra_data"]["skipped"], 1)
+
+    def test_failure_output_and_tags(self):
+        self.assertEqual(self.by_name["fail_a"]["status"], "failed")
+        self.assertEqual(self.by_name["fail_a"]["tags"], ["lab_a"])
+        self.assertEqual(self.by_name["skip_b"]["tags"], ["lab_b"])
+        self.assertEqual(self.by_name["pass_b"].get("visibility"), "hidden")
+        self.assertNotIn("visibility", self.by_name["pass_a"])
+
+    def test_gradescope_schema(self):
+        r = self.results
+        self.assertIsInstance(r["score"], (int, float))
+        self.assertIsInstance(r["execution_time"], (int, float))
+        self.assertEqual(len(r["tests"]), 4)
+        for t in r["tests"]:
+            self.assertEqual(set(t) - {"visibility"}, {"name", "score", "max_score", "status", "output", "tags"})
+            self.assertIn(t["status"], ("passed", "failed"))
+            self.assertLessEqual(t["score"], t["max_score"])
+
+    def test_score_table_on_stdout(self):
+        self.assertIn("lab_a", self.proc.stdout)
+        self.assertIn("total", self.proc.stdout)
+        line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a")][0].split()
+        self.assertEqual(line[1:], ["2.0", "4.0", "1", "1", "0"])
+
+    def test_one_lab(self):
+        out = os.path.join(self.tmp, "out_b")
+        run = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
+                              "--labs", "lab_b", "--points", os.path.join(HERE, "fixture", "points.json")],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        with open(os.path.join(out, "results.json")) as f:
+            names = {t["name"] for t in json.load(f)["tests"]}
+        self.assertEqual(names, {"skip_b", "pass_b"})
+
+    def test_bad_points_file_is_a_usage_error(self):
+        run = subprocess.run([sys.executable, GRADE, "--points", "/nonexistent.json"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertEqual(len(run.stderr.strip().splitlines()), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
