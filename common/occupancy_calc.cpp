@@ -110,14 +110,8 @@ Result compute(const GpuSpec& g, const KernelSpec& k) {
   // The hardware's cap on resident blocks.
   r.by_blocks = g.max_blocks_per_sm;
 
-  // STUDENT-BEGIN(occupancy.registers): blocks allowed by the register file
-  // TASK: Registers are allocated per warp, rounded up to reg_alloc_unit, and each of the
-  // sub_partitions quarters of the register file holds whole warps only. Compute the registers
-  // one warp takes, how many warps fit in one sub-partition, and from that the blocks per SM.
-  // A kernel with 0 registers is not limited (kUnlimited); one that uses more than
-  // max_regs_per_thread, or whose block needs more than regs_per_block, fits 0 times.
-  // HINT: about 14 lines; the H100 example: 168 regs x 32 = 5376 per warp, 3 warps per quarter.
-  // STUB: r.by_registers = kUnlimited;
+  // Registers: allocated per warp in units of reg_alloc_unit; each of the sub_partitions
+  // quarters of the register file holds whole warps only.
   const int regs_per_warp = round_up(k.regs_per_thread * g.warp_size, g.reg_alloc_unit);
   r.regs_allocated_per_block = regs_per_warp * r.warps_per_block;
   // The hardware places a block's warps evenly over the sub-partitions.
@@ -131,7 +125,6 @@ Result compute(const GpuSpec& g, const KernelSpec& k) {
     const int warps_per_sub_partition = (g.regs_per_sm / g.sub_partitions) / regs_per_warp;
     r.by_registers = warps_per_sub_partition * g.sub_partitions / r.warps_per_block;
   }
-  // STUDENT-END(occupancy.registers)
 
   // Shared memory: static + dynamic + the driver's reserve, in allocation units.
   const std::size_t fixed = k.static_smem + g.smem_reserved_per_block;

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Grade a student submission against a pristine copy of the suite.
+
+  scripts/grade_submission.py SUBMISSION [--labs vec_add rgba_split] [--out grading-out]
+
+SUBMISSION is a folder or an archive (.zip, .tar.gz, .tgz, .tar) holding the student's tree
+(the handout, edited). Only the files that contain student regions are taken from it -- the
+kernels, never the tests or the build files -- and copied onto a fresh copy of this suite, so
+an edited test changes nothing. Each lab is built on its own: a lab whose student code does
+not compile scores 0 (its tests are reported failed with the compiler's last lines) and the
+other labs are graded as usual, with scripts/grade.py (JUnit, results.json, score table).
+
+Options: --labs (default: every lab with student regions), --out, --points, --cmake-args
+(e.g. "-DCMAKE_CUDA_ARCHITECTURES=90" to build for one GPU), --reference RESULTS.json (a
+results.json of the solutions, graded on the same kind of machine: gives a lab that does not
+compile the same tests and maximum score as the solution has), --keep (keep the work folder).
+Exit codes: 0 graded, 2 usage error (unreadable submission, unknown lab), 3 the suite itself
+could not be configured.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import student_regions  # noqa: E402
+
+
+def fail(code, message):
+    print(f"grade_submission: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def unpack(submission, work):
+    if os.path.isdir(submission):
+        return submission
+    dest = os.path.join(work, "submission")
+    os.makedirs(dest)
+    try:
+        if zipfile.is_zipfile(submission):
+            with zipfile.ZipFile(submission) as z:
+                z.extractall(dest)
+        elif tarfile.is_tarfile(submission):
+            with tarfile.open(submission) as t:
+                t.extractall(dest, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(dest)
+        else:
+            fail(2, f"{submission} is neither a folder nor a .zip/.tar archive")
+    except (OSError, zipfile.BadZipFile, tarfile.TarError) as e:
+        fail(2, f"cannot unpack {submission}: {e}")
+    return dest
+
+
+def find_in_submission(sub_root, rel):
+    """The submitted copy of `rel`: at the same path, or below one top-level folder."""
+    direct = os.path.join(sub_root, rel)
+    if os.path.isfile(direct):
+        return direct
+    entries = [e for e in os.listdir(sub_root) if os.path.isdir(os.path.join(sub_root, e))]
+    if len(entries) == 1:
+        nested = os.path.join(sub_root, entries[0], rel)
+        if os.path.isfile(nested):
+            return nested
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Grade a submission on a pristine copy of the suite.")
+    ap.add_argument("submission")
+    ap.add_argument("--labs", nargs="*", default=[])
+    ap.add_argument("--out", default="grading-out")
+    ap.add_argument("--points", default=os.path.join(ROOT, "grading", "points.json"))
+    ap.add_argument("--cmake-args", default="")
+    ap.add_argument("--reference")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--jobs", default=str(os.cpu_count() or 2))
+    args = ap.parse_args()
+    if not os.path.exists(args.submission):
+        fail(2, f"{args.submission} does not exist")
+
+    regions = student_regions.find_regions(ROOT)
+    labs_with_regions = sorted({r.lab for rs in regions.values() for r in rs})
+    labs = args.labs or labs_with_regions
+    for lab in labs:
+        if lab not in labs_with_regions:
+            fail(2, f"unknown lab '{lab}' (labs with student regions: {', '.join(labs_with_regions)})")
+
+    work = tempfile.mkdtemp(prefix="grade_submission_")
+    try:
+        sub_root = unpack(args.submission, work)
+        suite = os.path.join(work, "suite")
+        for rel in student_regions.tracked_files(ROOT):
+            dst = os.path.join(suite, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(os.path.join(ROOT, rel), dst)
+        taken, missing = [], []
+        for rel, rs in regions.items():
+            if not any(r.lab in labs for r in rs):
+                continue
+            src = find_in_submission(sub_root, rel)
+            if src:
+                shutil.copy2(src, os.path.join(suite, rel))
+                taken.append(rel)
+            else:
+                missing.append(rel)
+        print(f"grade_submission: taken from the submission: {', '.join(taken) or 'nothing'}")
+        if missing:
+            print(f"grade_submission: not in the submission (solution-free handout files used): {', '.join(missing)}")
+            # A file the student did not hand in counts as not done: use the handout's stubs.
+            for rel in missing:
+                with open(os.path.join(suite, rel), encoding="utf-8") as f:
+                    text = f.read()
+                chosen = {r.id for r in regions[rel]}
+                with open(os.path.join(suite, rel), "w", encoding="utf-8") as f:
+                    f.write(student_regions.stub_text(text, regions[rel], chosen))
+
+        build = os.path.join(suite, "build")
+        conf = subprocess.run(["cmake", "-S", suite, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"]
+                              + args.cmake_args.split(), capture_output=True, text=True)
+        if conf.returncode != 0:
+            fail(3, f"the suite does not configure: {conf.stderr.strip()[-400:]}")
+        common = subprocess.run(["cmake", "--build", build, "-j", args.jobs, "--target", "cudalab_common"],
+                                capture_output=True, text=True)
+        if common.returncode != 0:
+            fail(3, f"the suite's common library does not build: {common.stdout[-400:]}")
+        built, broken = [], {}
+        for lab in labs:
+            targets = [lab, f"{lab}_cpu_test", f"{lab}_gpu_test"]
+            b = subprocess.run(["cmake", "--build", build, "-j", args.jobs, "--target"] + targets,
+                               capture_output=True, text=True)
+            if b.returncode == 0:
+                built.append(lab)
+            else:
+                errors = [l for l in (b.stdout + b.stderr).splitlines() if "error" in l.lower()]
+                broken[lab] = "\n".join(errors[-15:]) or (b.stdout + b.stderr)[-1500:]
+            print(f"grade_submission: {lab}: {'built' if b.returncode == 0 else 'DOES NOT COMPILE'}")
+
+        os.makedirs(args.out, exist_ok=True)
+        results = {"score": 0.0, "execution_time": 0.0, "tests": [], "extra_data": {"skipped": 0, "max_score": 0.0}}
+        if built:
+            g = subprocess.run([sys.executable, os.path.join(HERE, "grade.py"), "--build-dir", build, "--out", args.out,
+                                "--points", args.points, "--labs"] + built + ["--ctest-args", f"-j {args.jobs}"],
+                               capture_output=True, text=True)
+            if g.returncode != 0:
+                fail(3, f"grading failed: {g.stderr.strip()}")
+            with open(os.path.join(args.out, "results.json")) as f:
+                results = json.load(f)
+        reference = {}
+        if args.reference:
+            with open(args.reference) as f:
+                for t in json.load(f)["tests"]:
+                    reference.setdefault(t["tags"][0] if t.get("tags") else "", []).append(t)
+        with open(args.points) as f:
+            points = json.load(f)
+        for lab, log in broken.items():
+            ref_tests = reference.get(lab)
+            if ref_tests:
+                for t in ref_tests:
+                    results["tests"].append({"name": t["name"], "score": 0.0, "max_score": t["max_score"],
+                                             "status": "failed", "output": f"{lab} does not compile:\n{log}", "tags": [lab]})
+            else:
+                max_score = float(points.get("labs", {}).get(lab, {}).get("build_points", 1))
+                results["tests"].append({"name": f"{lab}: build", "score": 0.0, "max_score": max_score,
+                                         "status": "failed", "output": f"{lab} does not compile:\n{log}", "tags": [lab]})
+        results["score"] = round(sum(t["score"] for t in results["tests"]), 3)
+        results["extra_data"]["max_score"] = round(sum(t["max_score"] for t in results["tests"]), 3)
+        results["extra_data"]["not_compiling"] = sorted(broken)
+        with open(os.path.join(args.out, "results.json"), "w") as f:
+            json.dump(results, f, indent=2)
+
+        per_lab = {}
+        for t in results["tests"]:
+            s = per_lab.setdefault(t["tags"][0], [0.0, 0.0])
+            s[0] += t["score"]
+            s[1] += t["max_score"]
+        print(f"{'lab':<16} {'score':>9} {'max':>9}  note")
+        for lab in sorted(per_lab):
+            note = "does not compile" if lab in broken else ""
+            print(f"{lab:<16} {per_lab[lab][0]:>9.1f} {per_lab[lab][1]:>9.1f}  {note}")
+        print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
+        print(f"results: {os.path.abspath(os.path.join(args.out, 'results.json'))}")
+    finally:
+        if args.keep:
+            print(f"grade_submission: work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

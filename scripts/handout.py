@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Write the student handout: the repository with every chosen student region replaced by its
+stub, and the solutions removed from everything shipped.
+
+  scripts/handout.py --out ../handout                       # every region of every lab
+  scripts/handout.py --out ../handout --labs vec_add reduction
+  scripts/handout.py --out ../handout --regions vec_add.naive vec_add.vectorized
+  scripts/handout.py --list                                 # the regions, by lab
+
+What changes in the handout:
+  - each chosen region keeps its BEGIN/END markers, TASK and HINT; its solution becomes the
+    STUB code and "// TODO: your code here" (the stubs compile and leave outputs untouched,
+    so the region's tests fail until it is written);
+  - lab READMEs lose their <details> answer blocks;
+  - instructor-only material is left out: docs/student-regions.md (it quotes a solution),
+    labs/*/evidence/ (compiler and profiler output of the solutions), docs/reports/ and the
+    handout's own instructor test.
+Exit codes: 0 written, 2 usage error (unknown lab or region, output folder not empty).
+"""
+import argparse
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import student_regions  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LEFT_OUT = (re.compile(r"^docs/student-regions\.md$"), re.compile(r"^labs/[^/]+/evidence/"),
+            re.compile(r"^docs/reports/"), re.compile(r"^tests/grading/test_handout\.py$"))
+DETAILS = re.compile(r"\s*<details>.*?</details>", re.S)
+
+
+def fail(message):
+    print(f"handout: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def choose(regions, labs, ids):
+    all_ids = {r.id for rs in regions.values() for r in rs}
+    all_labs = {r.lab for rs in regions.values() for r in rs}
+    for lab in labs:
+        if lab not in all_labs:
+            fail(f"no student regions in lab '{lab}' (labs with regions: {', '.join(sorted(all_labs))})")
+    for rid in ids:
+        if rid not in all_ids:
+            fail(f"unknown region '{rid}' (see --list)")
+    if ids:
+        return set(ids)
+    if labs:
+        return {r.id for rs in regions.values() for r in rs if r.lab in labs}
+    return all_ids
+
+
+def write_handout(root, out, chosen, regions):
+    files = student_regions.tracked_files(root)
+    written = 0
+    for rel in files:
+        if any(p.search(rel) for p in LEFT_OUT):
+            continue
+        src = os.path.join(root, rel)
+        dst = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(dst) or out, exist_ok=True)
+        if rel in regions:
+            with open(src, encoding="utf-8") as f:
+                text = f.read()
+            with open(dst, "w", encoding="utf-8") as f:
+                f.write(student_regions.stub_text(text, regions[rel], chosen))
+        elif rel.startswith("labs/") and rel.endswith("README.md"):
+            with open(src, encoding="utf-8") as f:
+                text = f.read()
+            with open(dst, "w", encoding="utf-8") as f:
+                f.write(DETAILS.sub("", text))
+        else:
+            shutil.copy2(src, dst)
+        written += 1
+    return written
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Generate the student handout from the solution repository.")
+    ap.add_argument("--out", help="folder to write (must not exist or be empty)")
+    ap.add_argument("--labs", nargs="*", default=[], help="only the regions of these labs")
+    ap.add_argument("--regions", nargs="*", default=[], help="only these regions (ids like vec_add.naive)")
+    ap.add_argument("--list", action="store_true", help="list the regions and exit")
+    ap.add_argument("--root", default=ROOT, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    try:
+        regions = student_regions.find_regions(args.root)
+    except (ValueError, RuntimeError) as e:
+        fail(str(e))
+    if args.list:
+        for rel, rs in sorted(regions.items()):
+            for r in rs:
+                print(f"{r.id:<28} {rel}:{r.begin}  {r.title}")
+        return 0
+    if not args.out:
+        fail("--out is required")
+    if os.path.exists(args.out) and os.listdir(args.out):
+        fail(f"{args.out} exists and is not empty")
+    chosen = choose(regions, args.labs, args.regions)
+    n = write_handout(args.root, args.out, chosen, regions)
+    print(f"handout: {n} files written to {args.out}; {len(chosen)} regions turned into tasks: "
+          f"{', '.join(sorted(chosen))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Write a Gradescope autograder bundle (autograder.zip) from this repository.
+
+  scripts/make_autograder.py [--out autograder.zip] [--labs vec_add rgba_split]
+
+The zip holds setup.sh (installs the CUDA Toolkit from NVIDIA's Ubuntu repository and the
+suite's packages), run_autograder (grades /autograder/submission with
+scripts/grade_submission.py into /autograder/results/results.json) and the suite itself under
+source/ -- solutions included, so the zip is for instructors only.
+
+Gradescope's machines have no GPU: there the CPU tests run and every GPU test is reported as
+skipped (score 0). For full grading, run the same command on a machine with a GPU (the course's
+own, or a CI runner with one):
+  scripts/grade_submission.py submission.zip --out results/
+"""
+import argparse
+import os
+import stat
+import sys
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import student_regions  # noqa: E402
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope image setup: the CUDA Toolkit (no driver, no GPU) and the suite's packages.
+set -euo pipefail
+apt-get update -qq
+apt-get install -y -qq wget ca-certificates gnupg
+. /etc/os-release
+repo="ubuntu${VERSION_ID//./}"
+wget -q "https://developer.download.nvidia.com/compute/cuda/repos/${repo}/x86_64/cuda-keyring_1.1-1_all.deb"
+dpkg -i cuda-keyring_1.1-1_all.deb
+apt-get update -qq
+apt-get install -y -qq cuda-toolkit-13-0
+export PATH=/usr/local/cuda/bin:$PATH
+/autograder/source/scripts/install-deps.sh
+"""
+
+RUN = """#!/usr/bin/env bash
+# Grades /autograder/submission; writes /autograder/results/results.json.
+export PATH=/usr/local/cuda/bin:$PATH
+cd /autograder/source
+python3 scripts/grade_submission.py /autograder/submission --out /autograder/results {labs}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Write a Gradescope autograder bundle.")
+    ap.add_argument("--out", default="autograder.zip")
+    ap.add_argument("--labs", nargs="*", default=[])
+    args = ap.parse_args()
+    labs = ("--labs " + " ".join(args.labs)) if args.labs else ""
+    with zipfile.ZipFile(args.out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in (("setup.sh", SETUP), ("run_autograder", RUN.format(labs=labs))):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | 0o755) << 16
+            z.writestr(info, text)
+        for rel in student_regions.tracked_files(ROOT):
+            z.write(os.path.join(ROOT, rel), os.path.join("source", rel))
+    print(f"make_autograder: wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Handout mode, end to end on the CPU:
+  - the generated student tree contains no solution text, configures and builds, and its
+    stubbed tasks fail their CPU tests;
+  - grading a submission takes only the student files: the repository's own solutions score
+    every test that runs, a lab that does not compile scores 0 without stopping the others,
+    and an edited test file changes nothing.
+Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import student_regions  # noqa: E402
+
+ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
+JOBS = str(os.cpu_count() or 2)
+
+
+def text_files(root):
+    for dirpath, _, names in os.walk(root):
+        if "/build" in dirpath:
+            continue
+        for n in names:
+            p = os.path.join(dirpath, n)
+            try:
+                with open(p, encoding="utf-8") as f:
+                    yield p, f.read()
+            except (UnicodeDecodeError, OSError):
+                continue
+
+
+class Handout(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="handout_test_")
+        cls.handout = os.path.join(cls.tmp, "handout")
+        run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", cls.handout],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        cls.regions = student_regions.find_regions(ROOT)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_no_solution_text_anywhere(self):
+        leaks = []
+        files = dict(text_files(self.handout))
+        for rel, regions in self.regions.items():
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            inside = set()
+            for r in regions:
+                inside.update(range(r.begin, r.end + 1))
+            outside = {l.strip() for n, l in enumerate(lines, 1) if n not in inside}
+            for r in regions:
+                unique = {l.strip() for l in r.solution if len(l.strip()) >= 12 and l.strip() not in outside}
+                self.assertTrue(unique, f"region {r.id} has no distinctive solution line to look for")
+                for path, text in files.items():
+                    for line in unique:
+                        if line in text:
+                            leaks.append(f"{r.id}: '{line}' in {os.path.relpath(path, self.handout)}")
+        self.assertEqual(leaks, [])
+
+    def test_every_region_is_a_task(self):
+        for rel, regions in self.regions.items():
+            with open(os.path.join(self.handout, rel), encoding="utf-8") as f:
+                text = f.read()
+            for r in regions:
+                self.assertIn(f"STUDENT-BEGIN({r.id})", text)
+                self.assertIn("// TODO: your code here", text)
+
+    def test_instructor_material_is_left_out(self):
+        self.assertFalse(os.path.exists(os.path.join(self.handout, "docs", "student-regions.md")))
+        self.assertFalse(os.path.exists(os.path.join(self.handout, "labs", "rgba_split", "evidence")))
+        with open(os.path.join(self.handout, "labs", "vec_add", "README.md")) as f:
+            self.assertNotIn("<details>", f.read())
+
+    def test_handout_builds_and_its_tasks_fail(self):
+        build = os.path.join(self.tmp, "handout-build")
+        conf = subprocess.run(["cmake", "-S", self.handout, "-B", build, "-G", "Ninja",
+                               f"-DCMAKE_CUDA_ARCHITECTURES={ARCH}"], capture_output=True, text=True)
+        self.assertEqual(conf.returncode, 0, conf.stderr[-2000:])
+        b = subprocess.run(["cmake", "--build", build, "-j", JOBS], capture_output=True, text=True)
+        self.assertEqual(b.returncode, 0, (b.stdout + b.stderr)[-3000:])
+        out = os.path.join(self.tmp, "handout-grade")
+        g = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade.py"), "--build-dir", build,
+                            "--out", out, "--labs", "device_query", "occupancy", "--ctest-args", f"-j {JOBS}"],
+                           capture_output=True, text=True)
+        self.assertEqual(g.returncode, 0, g.stderr)
+        with open(os.path.join(out, "results.json")) as f:
+            tests = {t["name"]: t for t in json.load(f)["tests"]}
+        # The CPU tests of the two stubbed host-side tasks fail in the handout.
+        self.assertEqual(tests["Residency.H200With256Threads"]["score"], 0.0)
+        self.assertEqual(tests["Exercise74.RegisterLimitMatchesTheCalculator"]["score"], 0.0)
+
+
+class SubmissionGrading(unittest.TestCase):
+    def test_solutions_broken_lab_and_edited_test(self):
+        tmp = tempfile.mkdtemp(prefix="submission_test_")
+        try:
+            sub = os.path.join(tmp, "submission")
+            for rel in student_regions.tracked_files(ROOT):
+                dst = os.path.join(sub, rel)
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy2(os.path.join(ROOT, rel), dst)
+            # vec_add does not compile ...
+            with open(os.path.join(sub, "labs", "vec_add", "vec_add.cu"), "a") as f:
+                f.write("\nthis is not C++;\n")
+            # ... and a test is edited to fail: grading must run the original.
+            test = os.path.join(sub, "tests", "device_query", "device_query_cpu_test.cpp")
+            with open(test, "a") as f:
+                f.write("\nTEST(Edited, AlwaysFails) { FAIL() << \"edited test\"; }\n")
+            out = os.path.join(tmp, "out")
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), sub,
+                                  "--labs", "device_query", "occupancy", "vec_add", "--out", out,
+                                  "--cmake-args", f"-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
+            with open(os.path.join(out, "results.json")) as f:
+                results = json.load(f)
+            by_lab = {}
+            for t in results["tests"]:
+                by_lab.setdefault(t["tags"][0], []).append(t)
+            self.assertEqual(results["extra_data"]["not_compiling"], ["vec_add"])
+            self.assertEqual(sum(t["score"] for t in by_lab["vec_add"]), 0.0)
+            self.assertIn("does not compile", by_lab["vec_add"][0]["output"])
+            for lab in ("device_query", "occupancy"):
+                ran = [t for t in by_lab[lab] if not t["output"].startswith("skipped")]
+                self.assertTrue(ran)
+                self.assertEqual([t["name"] for t in ran if t["score"] < t["max_score"]], [], lab)
+            self.assertNotIn("Edited.AlwaysFails", {t["name"] for t in results["tests"]})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
