@@ -272,34 +272,6 @@ int spin_blocks_per_sm(int block) {
   return blocks;
 }
 
-RegisterLimit register_limit(const cudalab::occupancy::GpuSpec& g, int block_threads, int regs_per_thread) {
-  RegisterLimit r;
-  // STUDENT-BEGIN(occupancy.registers): blocks allowed by the register file
-  // TASK: Registers are allocated per warp: regs_per_thread x warp_size, rounded up to
-  // g.reg_alloc_unit. A block takes ceil(block_threads / warp_size) warps, and the register file
-  // is g.sub_partitions equal parts, each holding whole warps only. Set r.regs_per_block and
-  // r.blocks (blocks per SM). A kernel with 0 registers is not limited
-  // (cudalab::occupancy::kUnlimited); a kernel using more than g.max_regs_per_thread, or whose
-  // block needs more than g.regs_per_block (count its warps rounded up to a multiple of
-  // sub_partitions), fits 0 times.
-  // HINT: about 14 lines; the H100 example: 168 regs x 32 = 5376 per warp, 3 warps per quarter.
-  // STUB: (void)g; (void)block_threads; (void)regs_per_thread;
-  const int warps_per_block = cudalab::ceil_div(block_threads, g.warp_size);
-  const int regs_per_warp = cudalab::round_up(regs_per_thread * g.warp_size, g.reg_alloc_unit);
-  r.regs_per_block = regs_per_warp * warps_per_block;
-  const int regs_assumed = regs_per_warp * cudalab::round_up(warps_per_block, g.sub_partitions);
-  if (regs_per_thread > g.max_regs_per_thread || regs_assumed > g.regs_per_block || r.regs_per_block > g.regs_per_block) {
-    r.blocks = 0;
-  } else if (regs_per_warp == 0) {
-    r.blocks = cudalab::occupancy::kUnlimited;
-  } else {
-    const int warps_per_quarter = (g.regs_per_sm / g.sub_partitions) / regs_per_warp;
-    r.blocks = warps_per_quarter * g.sub_partitions / warps_per_block;
-  }
-  // STUDENT-END(occupancy.registers)
-  return r;
-}
-
 long long waves(long long blocks, int sms, int per_sm) {
   const long long per_wave = static_cast<long long>(sms) * per_sm;
   return per_wave > 0 ? cudalab::ceil_div(blocks, per_wave) : 0;

@@ -60,16 +60,6 @@ void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int gri
 void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream = nullptr);
 int spin_blocks_per_sm(int block);
 
-// The notes' exercise 74, the occupancy calculator: its register rule, written as a student
-// task (cudalab::occupancy::compute in common/ is the reference the tests compare with).
-// Returns the blocks per SM the register file allows (occupancy::kUnlimited for a kernel
-// without registers, 0 when a block cannot fit) and the registers allocated per block.
-struct RegisterLimit {
-  int blocks = 0;
-  int regs_per_block = 0;
-};
-RegisterLimit register_limit(const cudalab::occupancy::GpuSpec& gpu, int block_threads, int regs_per_thread);
-
 // Number of waves `blocks` need on `sms` SMs holding `per_sm` blocks each.
 long long waves(long long blocks, int sms, int per_sm);
 

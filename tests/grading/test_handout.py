@@ -53,7 +53,7 @@ class Handout(unittest.TestCase):
 
     def test_no_solution_text_anywhere(self):
         leaks = []
-        files = dict(text_files(self.handout))
+        joined = {p: "\n".join(l.strip() for l in t.split("\n")) for p, t in text_files(self.handout)}
         for rel, regions in self.regions.items():
             with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
                 lines = f.read().split("\n")
@@ -61,13 +61,19 @@ class Handout(unittest.TestCase):
             for r in regions:
                 inside.update(range(r.begin, r.end + 1))
             outside = {l.strip() for n, l in enumerate(lines, 1) if n not in inside}
+            with open(os.path.join(self.handout, rel), encoding="utf-8") as f:
+                handout_lines = {l.strip() for l in f.read().split("\n")}
             for r in regions:
-                unique = {l.strip() for l in r.solution if len(l.strip()) >= 12 and l.strip() not in outside}
-                self.assertTrue(unique, f"region {r.id} has no distinctive solution line to look for")
-                for path, text in files.items():
-                    for line in unique:
-                        if line in text:
-                            leaks.append(f"{r.id}: '{line}' in {os.path.relpath(path, self.handout)}")
+                # The body as a whole appears in no file of the handout (READMEs and docs included) ...
+                block = "\n".join(l.strip() for l in r.solution if l.strip())
+                leaks += [f"{r.id}: its solution is in {os.path.relpath(p, self.handout)}"
+                          for p, text in joined.items() if block in text]
+                # ... and no line of it is left in its own file, except lines the file also has
+                # outside the regions (a closing brace, an index computation another kernel shares).
+                for line in r.solution:
+                    line = line.strip()
+                    if line and line not in outside and line in handout_lines:
+                        leaks.append(f"{r.id}: '{line}' is still in {rel}")
         self.assertEqual(leaks, [])
 
     def test_every_region_is_a_task(self):
@@ -93,14 +99,15 @@ class Handout(unittest.TestCase):
         self.assertEqual(b.returncode, 0, (b.stdout + b.stderr)[-3000:])
         out = os.path.join(self.tmp, "handout-grade")
         g = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade.py"), "--build-dir", build,
-                            "--out", out, "--labs", "device_query", "occupancy", "--ctest-args", f"-j {JOBS}"],
+                            "--out", out, "--labs", "device_query", "--ctest-args", f"-j {JOBS}"],
                            capture_output=True, text=True)
         self.assertEqual(g.returncode, 0, g.stderr)
         with open(os.path.join(out, "results.json")) as f:
             tests = {t["name"]: t for t in json.load(f)["tests"]}
-        # The CPU tests of the two stubbed host-side tasks fail in the handout.
+        # The CPU tests of the stubbed host-side task fail in the handout (the kernel tasks' tests
+        # need a GPU: see the README's instructor section).
         self.assertEqual(tests["Residency.H200With256Threads"]["score"], 0.0)
-        self.assertEqual(tests["Exercise74.RegisterLimitMatchesTheCalculator"]["score"], 0.0)
+        self.assertEqual(tests["Residency.ReadmeExerciseThree"]["score"], 0.0)
 
 
 class SubmissionGrading(unittest.TestCase):
@@ -121,8 +128,8 @@ class SubmissionGrading(unittest.TestCase):
                 f.write("\nTEST(Edited, AlwaysFails) { FAIL() << \"edited test\"; }\n")
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), sub,
-                                  "--labs", "device_query", "occupancy", "vec_add", "--out", out,
-                                  "--cmake-args", f"-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
+                                  "--labs", "device_query", "vec_add", "--out", out,
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "results.json")) as f:
@@ -133,7 +140,7 @@ class SubmissionGrading(unittest.TestCase):
             self.assertEqual(results["extra_data"]["not_compiling"], ["vec_add"])
             self.assertEqual(sum(t["score"] for t in by_lab["vec_add"]), 0.0)
             self.assertIn("does not compile", by_lab["vec_add"][0]["output"])
-            for lab in ("device_query", "occupancy"):
+            for lab in ("device_query",):
                 ran = [t for t in by_lab[lab] if not t["output"].startswith("skipped")]
                 self.assertTrue(ran)
                 self.assertEqual([t["name"] for t in ran if t["score"] < t["max_score"]], [], lab)

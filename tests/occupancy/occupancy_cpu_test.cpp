@@ -103,26 +103,6 @@ TEST(Calculator, DeviceSpecUsesTheDevicesOwnLimits) {
   EXPECT_THROW(occ::spec_from_device(f), std::invalid_argument);
 }
 
-// The student's register rule (exercise 74) against the reference calculator, everywhere.
-TEST(Exercise74, RegisterLimitMatchesTheCalculator) {
-  for (const auto& arch : occ::known_archs()) {
-    const auto g = *occ::spec_for_arch(arch);
-    for (int block = 1; block <= 1024; block += (block < 64 ? 1 : 31)) {
-      for (int regs = 0; regs <= 255; ++regs) {
-        occ::KernelSpec k;
-        k.block_threads = block;
-        k.regs_per_thread = regs;
-        const auto want = occ::compute(g, k);
-        const auto got = occupancy_lab::register_limit(g, block, regs);
-        ASSERT_EQ(got.blocks, want.by_registers) << arch << " block=" << block << " regs=" << regs;
-        ASSERT_EQ(got.regs_per_block, want.regs_allocated_per_block) << arch << " block=" << block << " regs=" << regs;
-      }
-    }
-  }
-  // The notes' H100 example.
-  EXPECT_EQ(occupancy_lab::register_limit(*occ::spec_for_arch("sm_90"), 128, 168).blocks, 3);
-}
-
 TEST(WhatIf, ParsesArchitectureNames) {
   EXPECT_TRUE(occupancy_lab::parse_arch("sm_90").has_value());
   EXPECT_TRUE(occupancy_lab::parse_arch("90").has_value());
