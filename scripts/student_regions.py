@@ -68,12 +68,15 @@ def parse(path, text):
 
 def tracked_files(root):
     """The files git tracks; outside a git checkout (a handout), every file but build folders."""
-    out = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
-    if out.returncode == 0 and out.stdout.strip():
-        return [f for f in out.stdout.split("\n") if f]
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.strip():
+            return [f for f in out.stdout.split("\n") if f]
+    except OSError:
+        pass  # no git on this machine
     files = []
     for dirpath, dirnames, names in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(("build", ".git"))]
+        dirnames[:] = [d for d in dirnames if not d.startswith(("build", "."))]
         for n in names:
             files.append(os.path.relpath(os.path.join(dirpath, n), root))
     return sorted(files)
