@@ -131,6 +131,12 @@ __global__ void smem_notes(const T* __restrict__ in, T* __restrict__ out, std::s
 // but the active threads are scattered over every warp: warps diverge and all stay busy.
 template <typename T>
 __global__ void interleaved_divergent(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.interleaved): interleaved addressing
+  // TASK: Load element blockIdx.x * blockDim.x + threadIdx.x (0 past n) into s[threadIdx.x]. Then, for
+  // step = 1, 2, 4, ... below blockDim.x, let every thread whose index is a multiple of 2 * step
+  // add s[tid + step] into s[tid], with a barrier after each step. Thread 0 writes s[0].
+  // HINT: about 10 lines.
+  // STUB: (void)in; (void)out; (void)n;
   T* s = shared_array<T>();
   const unsigned tid = threadIdx.x;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
@@ -141,12 +147,18 @@ __global__ void interleaved_divergent(const T* __restrict__ in, T* __restrict__ 
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.interleaved)
 }
 
 // 2. Strided index: the first threads do the work (no divergence), but thread t touches
 // s[2 * step * t]: at step 16 threads 0 and 2 hit the same bank -- bank conflicts.
 template <typename T>
 __global__ void interleaved_strided(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.strided): strided index, no divergence
+  // TASK: As interleaved addressing, but the first threads do the work: thread tid handles
+  // index = 2 * step * tid (when it is below blockDim.x) and adds s[index + step] into s[index].
+  // HINT: about 11 lines.
+  // STUB: (void)in; (void)out; (void)n;
   T* s = shared_array<T>();
   const unsigned tid = threadIdx.x;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
@@ -158,12 +170,19 @@ __global__ void interleaved_strided(const T* __restrict__ in, T* __restrict__ ou
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.strided)
 }
 
 // 3. Sequential addressing: thread t adds s[t + step], consecutive threads touch consecutive
 // words -- conflict-free. But half the threads are idle from the first step on.
 template <typename T>
 __global__ void sequential(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.sequential): sequential addressing
+  // TASK: Load as before; then halve the number of working threads each step, step = blockDim.x / 2,
+  // blockDim.x / 4, ... 1: thread tid < step adds s[tid + step] into s[tid] (consecutive threads,
+  // consecutive words: no bank conflicts). Barrier after each step; thread 0 writes s[0].
+  // HINT: about 10 lines.
+  // STUB: (void)in; (void)out; (void)n;
   T* s = shared_array<T>();
   const unsigned tid = threadIdx.x;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
@@ -174,6 +193,7 @@ __global__ void sequential(const T* __restrict__ in, T* __restrict__ out, std::s
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.sequential)
 }
 
 // Loads two elements a block width apart and adds them: the first tree step, done while loading.
@@ -189,6 +209,11 @@ __device__ __forceinline__ T load_pair(const T* __restrict__ in, std::size_t n) 
 // wait on loads with idle threads.
 template <typename T>
 __global__ void first_add_during_load(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.first_add): the first add while loading
+  // TASK: Each block now covers 2 x blockDim.x elements: load s[tid] with load_pair (the two elements
+  // a block width apart, already added), then run the sequential tree and write s[0].
+  // HINT: about 9 lines.
+  // STUB: (void)in; (void)out; (void)n;
   T* s = shared_array<T>();
   const unsigned tid = threadIdx.x;
   s[tid] = load_pair(in, n);
@@ -198,12 +223,18 @@ __global__ void first_add_during_load(const T* __restrict__ in, T* __restrict__ 
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.first_add)
 }
 
 // 5. Unroll the last warp: once 32 or fewer threads work, block-wide barriers are wasted;
 // warp 0 finishes with __syncwarp (correct since Volta, unlike the volatile idiom).
 template <typename T>
 __global__ void unroll_last_warp(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.unroll_last_warp): the last warp without block barriers
+  // TASK: As first_add_during_load, but stop the block-wide loop once step reaches 32 and let
+  // last_warp_tree finish the last six steps inside warp 0 (it synchronises with __syncwarp).
+  // HINT: about 10 lines.
+  // STUB: (void)in; (void)out; (void)n;
   T* s = shared_array<T>();
   const unsigned tid = threadIdx.x;
   s[tid] = load_pair(in, n);
@@ -214,6 +245,7 @@ __global__ void unroll_last_warp(const T* __restrict__ in, T* __restrict__ out, 
   }
   last_warp_tree(s, tid);
   if (tid == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.unroll_last_warp)
 }
 
 // The tree for a block size known at compile time: every loop disappears.
@@ -240,6 +272,13 @@ __global__ void complete_unroll(const T* __restrict__ in, T* __restrict__ out, s
 // loop, so each thread adds many elements in registers before the tree runs once.
 template <typename T, int BLOCK>
 __global__ void multi_element(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  // STUDENT-BEGIN(reduction.multi_element): many elements per thread, then one tree
+  // TASK: The grid is fixed (the GPU's resident blocks). Each thread adds, in a register, the elements
+  // i and i + BLOCK for i = blockIdx.x * BLOCK * 2 + threadIdx.x, i + stride, ... with
+  // stride = gridDim.x * BLOCK * 2 (check both against n); then store the sum in s[threadIdx.x],
+  // synchronise, run unrolled_tree<T, BLOCK> and write s[0].
+  // HINT: about 12 lines.
+  // STUB: (void)in; (void)out; (void)n;
   T* s = shared_array<T>();
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * BLOCK * 2;
   T sum = T(0);
@@ -251,6 +290,7 @@ __global__ void multi_element(const T* __restrict__ in, T* __restrict__ out, std
   __syncthreads();
   unrolled_tree<T, BLOCK>(s, threadIdx.x);
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+  // STUDENT-END(reduction.multi_element)
 }
 
 // ---- modern steps ----
@@ -308,6 +348,13 @@ struct Vec4<int> {
 // flight per thread); scalar code for the last n % 4 elements.
 template <typename T, int BLOCK>
 __device__ __forceinline__ T vector_sum(const T* __restrict__ in, std::size_t n) {
+  // STUDENT-BEGIN(reduction.vector_sum): 16-byte loads, four in flight
+  // TASK: View in as an array of n / 4 four-element vectors (V). In a grid-stride loop
+  // over them with stride gridDim.x * BLOCK, load four vectors stride apart before adding
+  // any (x + y + z + w each) into sum; finish the vectors one at a time, then let the
+  // first n % 4 threads of the grid add the scalar tail element n4 * 4 + tid.
+  // HINT: about 20 lines; declare T sum = T(0) first.
+  // STUB: (void)in; (void)n; T sum = T(0);
   using V = typename Vec4<T>::type;
   const V* in4 = reinterpret_cast<const V*>(in);
   const std::size_t n4 = n / 4;
@@ -328,6 +375,7 @@ __device__ __forceinline__ T vector_sum(const T* __restrict__ in, std::size_t n)
   }
   const std::size_t tail = n4 * 4 + tid;
   if (tail < n) sum += in[tail];
+  // STUDENT-END(reduction.vector_sum)
   return sum;
 }
 
