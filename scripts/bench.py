@@ -6,13 +6,15 @@ name and the date, in one JSON file: <out>/<gpu>-<date>.json. scripts/plot.py dr
 
 Without a GPU it prints "skipped: no GPU" and exits 0. Exit 1 if a lab reports a wrong result.
 """
-import argparse
 import datetime
 import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_cli  # noqa: E402
 
 RUNS = [
     ("device_query", ["device_query", "--json"]),
@@ -29,15 +31,16 @@ RUNS = [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = script_cli.Parser(prog="bench", description=__doc__.splitlines()[0])
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", default="bench")
     ap.add_argument("--repeat", type=int, default=10, help="timed launches per measurement")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error(f"--repeat must be at least 1, got {args.repeat}")
     labs = os.path.join(args.build_dir, "labs")
     if not os.path.isdir(labs):
-        print(f"bench: error: {labs} not found (build first)", file=sys.stderr)
-        return 2
+        script_cli.fail("bench", 2, f"{labs} not found (build first)")
     probe = subprocess.run([os.path.join(labs, "device_query")], capture_output=True, text=True)
     if probe.returncode == 77:
         print("bench: skipped: no GPU")

@@ -16,7 +16,6 @@ and extra_data.skipped counts them.
 
 Exit codes: 0 graded (whatever the score), 2 usage error, 3 ctest could not be run.
 """
-import argparse
 import fnmatch
 import json
 import os
@@ -25,12 +24,14 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_cli  # noqa: E402
+
 HIDDEN_LABEL = "hidden"  # tests with this ctest label are hidden from students on Gradescope
 
 
 def fail(code, message):
-    print(f"grade: error: {message}", file=sys.stderr)
-    sys.exit(code)
+    script_cli.fail("grade", code, message)
 
 
 def test_labels(build_dir):
@@ -94,7 +95,7 @@ def parse_junit(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Grade the suite with ctest and write JUnit + Gradescope results.")
+    ap = script_cli.Parser(prog="grade", description="Grade the suite with ctest and write JUnit + Gradescope results.")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--labs", nargs="*", default=[], help="labs to grade (default: all)")
     ap.add_argument("--points", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "grading", "points.json"))

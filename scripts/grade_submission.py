@@ -17,7 +17,6 @@ compile the same tests and maximum score as the solution has), --keep (keep the 
 Exit codes: 0 graded, 2 usage error (unreadable submission, unknown lab), 3 the suite itself
 could not be configured.
 """
-import argparse
 import json
 import os
 import shutil
@@ -30,12 +29,12 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import script_cli  # noqa: E402
 import student_regions  # noqa: E402
 
 
 def fail(code, message):
-    print(f"grade_submission: error: {message}", file=sys.stderr)
-    sys.exit(code)
+    script_cli.fail("grade_submission", code, message)
 
 
 def unpack(submission, work):
@@ -71,7 +70,7 @@ def find_in_submission(sub_root, rel):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Grade a submission on a pristine copy of the suite.")
+    ap = script_cli.Parser(prog="grade_submission", description="Grade a submission on a pristine copy of the suite.")
     ap.add_argument("submission")
     ap.add_argument("--labs", nargs="*", default=[])
     ap.add_argument("--out", default="grading-out")
@@ -95,10 +94,7 @@ def main():
     try:
         sub_root = unpack(args.submission, work)
         suite = os.path.join(work, "suite")
-        for rel in student_regions.tracked_files(ROOT):
-            dst = os.path.join(suite, rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(os.path.join(ROOT, rel), dst)
+        student_regions.copy_tree(ROOT, suite)
         taken, missing = [], []
         for rel, rs in regions.items():
             if not any(r.lab in labs for r in rs):

@@ -24,6 +24,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_cli  # noqa: E402
 import student_regions  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,8 +34,7 @@ DETAILS = re.compile(r"\s*<details>.*?</details>", re.S)
 
 
 def fail(message):
-    print(f"handout: error: {message}", file=sys.stderr)
-    sys.exit(2)
+    script_cli.fail("handout", 2, message)
 
 
 def choose(regions, labs, ids):
@@ -79,7 +79,7 @@ def write_handout(root, out, chosen, regions):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Generate the student handout from the solution repository.")
+    ap = script_cli.Parser(prog="handout", description="Generate the student handout from the solution repository.")
     ap.add_argument("--out", help="folder to write (must not exist or be empty)")
     ap.add_argument("--labs", nargs="*", default=[], help="only the regions of these labs")
     ap.add_argument("--regions", nargs="*", default=[], help="only these regions (ids like vec_add.naive)")

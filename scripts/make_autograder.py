@@ -13,7 +13,6 @@ skipped (score 0). For full grading, run the same command on a machine with a GP
 own, or a CI runner with one):
   scripts/grade_submission.py submission.zip --out results/
 """
-import argparse
 import os
 import stat
 import sys
@@ -22,6 +21,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import script_cli  # noqa: E402
 import student_regions  # noqa: E402
 
 SETUP = """#!/usr/bin/env bash
@@ -48,7 +48,7 @@ python3 scripts/grade_submission.py /autograder/submission --out /autograder/res
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Write a Gradescope autograder bundle.")
+    ap = script_cli.Parser(prog="make_autograder", description="Write a Gradescope autograder bundle.")
     ap.add_argument("--out", default="autograder.zip")
     ap.add_argument("--labs", nargs="*", default=[])
     args = ap.parse_args()

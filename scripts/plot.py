@@ -10,12 +10,14 @@
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
 """
-import argparse
 import json
 import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_cli  # noqa: E402
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -24,14 +26,10 @@ FP32_LANES_PER_SM = {"sm_70": 64, "sm_75": 64, "sm_80": 64, "sm_86": 128, "sm_89
                      "sm_100": 128, "sm_120": 128}
 
 
-def best_per_n(rows, key="n", exclude=()):
-    best = {}
-    for r in rows:
-        if r["variant"] in exclude:
-            continue
-        if r[key] not in best or r["gbps"] > best[r[key]]["gbps"]:
-            best[r[key]] = r
-    return [best[k] for k in sorted(best)]
+def save(fig, out, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=110)
+    plt.close(fig)
 
 
 def series(rows, variant, key="n"):
@@ -79,9 +77,7 @@ def plot_bandwidth(b, gpu, out):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
     fig.suptitle(f"Bandwidth over problem size on {gpu} (median of timed launches, L2 flushed)")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "bandwidth_vs_n.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "bandwidth_vs_n.png")
 
 
 def plot_reduction_ladder(b, gpu, out):
@@ -98,9 +94,7 @@ def plot_reduction_ladder(b, gpu, out):
     ax.set_ylabel("GB/s (4 bytes read per element)")
     ax.set_title(f"The reduction ladder, 2^28 floats, {gpu} (CUB in gray)")
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "reduction_ladder.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "reduction_ladder.png")
 
 
 def plot_divergence(b, gpu, out):
@@ -117,9 +111,7 @@ def plot_divergence(b, gpu, out):
     ax.set_title(f"Warp divergence, {d['iters']}-step paths, {gpu} (red: warps diverge)")
     ax.legend()
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "divergence.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "divergence.png")
 
 
 def plot_occupancy(b, gpu, out):
@@ -147,9 +139,7 @@ def plot_occupancy(b, gpu, out):
     ax.legend(fontsize=9)
     ax.grid(True, alpha=0.3)
     fig.suptitle(f"Occupancy on {gpu}")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "occupancy.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "occupancy.png")
 
 
 def plot_roofline(b, gpu, out):
@@ -183,13 +173,11 @@ def plot_roofline(b, gpu, out):
     ax.set_title(f"The labs on the {gpu} roofline (rgba_split does no arithmetic: off the chart)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "roofline.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "roofline.png")
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Plot a scripts/bench.py result.")
+    ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
     ap.add_argument("--out", default=os.path.join("docs", "plots"))
     args = ap.parse_args()
@@ -197,8 +185,7 @@ def main():
         with open(args.bench_json) as f:
             b = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
-        print(f"plot: error: cannot read {args.bench_json}: {e}", file=sys.stderr)
-        return 2
+        script_cli.fail("plot", 2, f"cannot read {args.bench_json}: {e}")
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline):

@@ -57,9 +57,12 @@ def short_kernel(name):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help"):
         print(__doc__)
-        return 0 if len(sys.argv) >= 2 else 2
+        return 0
+    if len(sys.argv) < 2:
+        print("profile: error: name a lab (run with --help for usage)", file=sys.stderr)
+        return 2
     lab, lab_args = sys.argv[1], sys.argv[2:]
     if lab not in METRICS:
         print(f"profile: error: unknown lab '{lab}'; one of {', '.join(sorted(METRICS))}", file=sys.stderr)

@@ -11,6 +11,7 @@ A region:
 """
 import os
 import re
+import shutil
 import subprocess
 
 BEGIN = re.compile(r"^(\s*)// STUDENT-BEGIN\(([a-z0-9_.]+)\): (\S.*)$")
@@ -80,6 +81,14 @@ def tracked_files(root):
         for n in names:
             files.append(os.path.relpath(os.path.join(dirpath, n), root))
     return sorted(files)
+
+
+def copy_tree(root, dest):
+    """Copies the suite's files (tracked_files) from root to dest."""
+    for rel in tracked_files(root):
+        target = os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(os.path.join(root, rel), target)
 
 
 def find_regions(root, files=None):

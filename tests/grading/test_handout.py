@@ -115,10 +115,7 @@ class SubmissionGrading(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="submission_test_")
         try:
             sub = os.path.join(tmp, "submission")
-            for rel in student_regions.tracked_files(ROOT):
-                dst = os.path.join(sub, rel)
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copy2(os.path.join(ROOT, rel), dst)
+            student_regions.copy_tree(ROOT, sub)
             # vec_add does not compile ...
             with open(os.path.join(sub, "labs", "vec_add", "vec_add.cu"), "a") as f:
                 f.write("\nthis is not C++;\n")
