@@ -21,13 +21,16 @@ import sys
 
 TIME = "gpu__time_duration.sum"
 DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+LD_SECTORS, LD_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+ST_SECTORS, ST_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+# Ratios printed instead of their two raw counters: 32-byte sectors per warp-wide request
+# (4 when a warp's 4-byte accesses are coalesced, 16 for 16-byte ones, 1 for 1-byte ones).
+RATIOS = {"ld sectors/req": (LD_SECTORS, LD_REQUESTS), "st sectors/req": (ST_SECTORS, ST_REQUESTS)}
 METRICS = {
     "divergence": ["smsp__sass_average_branch_targets_threads_uniform.pct",
                    "smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum"],
-    "vec_add": [DRAM, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"],
-    "rgba_split": [DRAM, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                   "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"],
+    "vec_add": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
+    "rgba_split": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
     "occupancy": ["sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct", DRAM],
     "reduction": [DRAM, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],
@@ -108,16 +111,20 @@ def main():
                 entry[m] += float(r[header.index(m)].replace(",", ""))
             except (ValueError, IndexError):
                 pass
-    cols = [SHORT.get(m, m.split("__")[-1][:18]) for m in metrics]
+    ratios = {name: pair for name, pair in RATIOS.items() if pair[0] in metrics}
+    shown = [m for m in metrics if not any(m in pair for pair in ratios.values())]
+    cols = [SHORT.get(m, m.split("__")[-1][:18]) for m in shown] + list(ratios)
     print(f"== Nsight Compute ({', '.join(metrics)}), mean per launch")
     print(f"{'kernel':<40} {'launches':>8} " + " ".join(f"{c:>18}" for c in cols))
     for k, e in agg.items():
         vals = []
-        for m in metrics:
+        for m in shown:
             v = e[m] / e["launches"]
             if m == TIME:
                 v /= 1e3  # ns -> us
             vals.append(f"{v:>18.2f}")
+        for num, den in ratios.values():
+            vals.append(f"{e[num] / e[den]:>18.2f}" if e[den] else f"{'-':>18}")
         print(f"{k:<40} {e['launches']:>8} " + " ".join(vals))
     return 0
 

@@ -6,6 +6,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/math.hpp"
+#include "common/warp_reduce.cuh"
 #include "mem_spaces.hpp"
 
 namespace mem_spaces {
@@ -79,17 +80,13 @@ __global__ void sum_per_warp(const int* __restrict__ in, std::size_t n, unsigned
 __global__ void sum_per_block(const int* __restrict__ in, std::size_t n, unsigned long long* total) {
   __shared__ long long warp_sums[kMaxBlock / 32];
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  long long v = i < n ? in[i] : 0;
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  long long v = cudalab::warp_sum(i < n ? static_cast<long long>(in[i]) : 0LL);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) warp_sums[warp] = v;
   __syncthreads();
   if (warp == 0) {
     const int warps = (blockDim.x + 31) / 32;
-    v = lane < warps ? warp_sums[lane] : 0;
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    v = cudalab::warp_sum(lane < warps ? warp_sums[lane] : 0LL);
     if (lane == 0) atomicAdd(total, static_cast<unsigned long long>(v));
   }
 }

@@ -19,6 +19,7 @@
 #include "common/cuda_check.hpp"
 #include "common/variants.hpp"
 #include "common/math.hpp"
+#include "common/warp_reduce.cuh"
 #include "reduction.hpp"
 
 namespace cg = cooperative_groups;
@@ -27,14 +28,7 @@ namespace reduction {
 
 namespace {
 
-constexpr unsigned kFullMask = 0xffffffffu;
-
-template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
-  return v;
-}
+using cudalab::warp_sum;
 
 // The block's total in thread 0 (other threads hold partial values): warp shuffles, one value
 // per warp through shared memory, then the first warp again.

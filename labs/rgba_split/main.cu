@@ -21,6 +21,7 @@
 #include "common/report.hpp"
 #include "common/timer.hpp"
 #include "common/variants.hpp"
+#include "device_planes.hpp"
 #include "image_io.hpp"
 #include "reference.hpp"
 #include "rgba_split.hpp"
@@ -41,8 +42,8 @@ const char* kPlaneNames[4] = {"r", "g", "b", "a"};
 
 // Compares the four planes; prints the first mismatch of each wrong plane as
 // "plane g: pixel (x, y): expected 17, got 0" on stderr. Returns true when all match.
-bool verify(const std::string& variant, const std::vector<std::uint8_t> (&expected)[4],
-            const std::vector<std::uint8_t> (&actual)[4], std::size_t width) {
+bool verify(const std::string& variant, const rgba_split::HostPlanes& expected, const rgba_split::HostPlanes& actual,
+            std::size_t width) {
   bool ok = true;
   for (int c = 0; c < 4; ++c) {
     const auto r = cudalab::check_exact(expected[c], actual[c], 1);
@@ -73,23 +74,15 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     const std::size_t pixels = side * side;
     if (8.0 * static_cast<double>(pixels) > 0.8 * static_cast<double>(free_bytes)) break;
     const auto rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
-    std::vector<std::uint8_t> expected[4], actual[4];
-    for (int c = 0; c < 4; ++c) {
-      expected[c].resize(pixels);
-      actual[c].resize(pixels);
-    }
-    rgba_split::reference(rgba.data(), pixels, expected[0].data(), expected[1].data(), expected[2].data(),
-                          expected[3].data());
+    const rgba_split::HostPlanes expected = rgba_split::reference_planes(rgba.data(), pixels);
+    rgba_split::HostPlanes actual;
     cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
-    cudalab::DeviceBuffer<std::uint8_t> d_plane[4] = {cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                                      cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                                      cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                                      cudalab::DeviceBuffer<std::uint8_t>(pixels)};
-    const rgba_split::Planes planes{d_plane[0].data(), d_plane[1].data(), d_plane[2].data(), d_plane[3].data()};
+    rgba_split::DevicePlanes d_planes(pixels);
+    const rgba_split::Planes planes = d_planes.view();
     for (auto v : chosen) {
-      for (auto& p : d_plane) p.fill_bytes(0xAB);
+      d_planes.poison();
       rgba_split::launch(v, d_rgba.data(), planes, side, side);
-      for (int c = 0; c < 4; ++c) d_plane[c].download(actual[c].data(), pixels);
+      d_planes.download(actual, pixels);
       const bool ok = verify(rgba_split::variant_name(v), expected, actual, side);
       all_ok = all_ok && ok;
       const auto timing = bench.run([&] { rgba_split::launch(v, d_rgba.data(), planes, side, side); });
@@ -167,20 +160,12 @@ int run(int argc, char** argv) {
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
 
   if (o.input.empty()) image.rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
-  std::vector<std::uint8_t> expected[4], actual[4];
-  for (int c = 0; c < 4; ++c) {
-    expected[c].resize(pixels);
-    actual[c].resize(pixels);
-  }
-  rgba_split::reference(image.rgba.data(), pixels, expected[0].data(), expected[1].data(), expected[2].data(),
-                        expected[3].data());
+  const rgba_split::HostPlanes expected = rgba_split::reference_planes(image.rgba.data(), pixels);
+  rgba_split::HostPlanes actual;
 
   cudalab::DeviceBuffer<std::uint8_t> d_rgba(image.rgba);
-  cudalab::DeviceBuffer<std::uint8_t> d_plane[4] = {cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                                    cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                                    cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                                    cudalab::DeviceBuffer<std::uint8_t>(pixels)};
-  const rgba_split::Planes planes{d_plane[0].data(), d_plane[1].data(), d_plane[2].data(), d_plane[3].data()};
+  rgba_split::DevicePlanes d_planes(pixels);
+  const rgba_split::Planes planes = d_planes.view();
 
   const std::vector<rgba_split::Variant> chosen =
       cudalab::select_variants(rgba_split::all_variants(), rgba_split::variant_name, o.variant);
@@ -204,9 +189,9 @@ int run(int argc, char** argv) {
   std::vector<cudalab::VariantResult> results;
   bool all_ok = true;
   for (auto v : chosen) {
-    for (auto& p : d_plane) p.fill_bytes(0xAB);  // poison: an unwritten pixel fails the check
+    d_planes.poison();  // an unwritten pixel fails the check
     rgba_split::launch(v, d_rgba.data(), planes, width, height);
-    for (int c = 0; c < 4; ++c) d_plane[c].download(actual[c].data(), pixels);
+    d_planes.download(actual, pixels);
     cudalab::VariantResult r;
     r.name = rgba_split::variant_name(v);
     r.bytes = bytes;

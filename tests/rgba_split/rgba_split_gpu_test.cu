@@ -10,6 +10,7 @@
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/random.hpp"
+#include "device_planes.hpp"
 #include "gpu_test.hpp"
 #include "reference.hpp"
 #include "rgba_split.hpp"
@@ -31,20 +32,16 @@ bool enough_memory(double bytes) {
 void check_variant(Variant v, Size s) {
   const std::size_t pixels = s.width * s.height;
   const auto rgba = cudalab::random_bytes(4 * pixels, 77 + pixels);
-  std::vector<std::uint8_t> expected[4];
-  for (auto& e : expected) e.resize(pixels);
-  rgba_split::reference(rgba.data(), pixels, expected[0].data(), expected[1].data(), expected[2].data(),
-                        expected[3].data());
+  const rgba_split::HostPlanes expected = rgba_split::reference_planes(rgba.data(), pixels);
   cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
-  cudalab::DeviceBuffer<std::uint8_t> d[4] = {cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels)};
-  for (auto& p : d) p.fill_bytes(0xAB);  // poison
-  rgba_split::launch(v, d_rgba.data(), {d[0].data(), d[1].data(), d[2].data(), d[3].data()}, s.width, s.height);
+  rgba_split::DevicePlanes d(pixels);
+  d.poison();
+  rgba_split::launch(v, d_rgba.data(), d.view(), s.width, s.height);
   CUDA_CHECK(cudaDeviceSynchronize());
+  rgba_split::HostPlanes actual;
+  d.download(actual, pixels);
   for (int c = 0; c < 4; ++c) {
-    const auto r = cudalab::check_exact(expected[c], d[c].download());
+    const auto r = cudalab::check_exact(expected[c], actual[c]);
     EXPECT_TRUE(r.ok()) << rgba_split::variant_name(v) << " " << s.width << "x" << s.height << " plane " << c
                         << ": " << r.summary();
   }
@@ -105,16 +102,13 @@ TEST(RgbaHuge, PastTwoToTheThirtyOneBytes) {
   const std::size_t w = 46341, h = 46341, pixels = w * h;  // 8.59 GB in, the same out
   if (!enough_memory(8.0 * static_cast<double>(pixels) + 64.0)) GTEST_SKIP() << "not enough GPU memory";
   cudalab::DeviceBuffer<std::uint8_t> rgba(4 * pixels);
-  cudalab::DeviceBuffer<std::uint8_t> d[4] = {cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels)};
+  rgba_split::DevicePlanes d(pixels);
   cudalab::DeviceBuffer<unsigned long long> errors(1);
   fill_pattern<<<4096, 256>>>(rgba.data(), rgba.size());
   CUDA_CHECK_LAUNCH("fill_pattern");
-  const rgba_split::Planes planes{d[0].data(), d[1].data(), d[2].data(), d[3].data()};
+  const rgba_split::Planes planes = d.view();
   for (Variant v : rgba_split::all_variants()) {
-    for (auto& p : d) p.fill_bytes(0xAB);
+    d.poison();
     errors.fill_bytes(0);
     rgba_split::launch(v, rgba.data(), planes, w, h);
     count_mismatches<<<4096, 256>>>(planes, pixels, errors.data());
@@ -127,23 +121,17 @@ TEST(RgbaGpu, MisalignedPointersFallBackToTheNaiveKernel) {
   CUDALAB_REQUIRE_GPU();
   const std::size_t pixels = 1001;
   const auto rgba = cudalab::random_bytes(4 * pixels + 4, 3);
-  std::vector<std::uint8_t> expected[4];
-  for (auto& e : expected) e.resize(pixels);
-  rgba_split::reference(rgba.data() + 4, pixels, expected[0].data(), expected[1].data(), expected[2].data(),
-                        expected[3].data());
+  const rgba_split::HostPlanes expected = rgba_split::reference_planes(rgba.data() + 4, pixels);
   cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
-  cudalab::DeviceBuffer<std::uint8_t> d[4] = {cudalab::DeviceBuffer<std::uint8_t>(pixels + 1),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels + 1),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels + 1),
-                                              cudalab::DeviceBuffer<std::uint8_t>(pixels + 1)};
-  for (auto& p : d) p.fill_bytes(0xAB);
+  rgba_split::DevicePlanes d(pixels + 1);
+  d.poison();
   // Input offset by one pixel (4 bytes), planes by one byte: no 16-byte alignment anywhere.
-  rgba_split::launch(Variant::kX16, d_rgba.data() + 4, {d[0].data() + 1, d[1].data() + 1, d[2].data() + 1, d[3].data() + 1},
-                     pixels, 1);
+  rgba_split::launch(Variant::kX16, d_rgba.data() + 4, d.view(1), pixels, 1);
   CUDA_CHECK(cudaDeviceSynchronize());
+  rgba_split::HostPlanes actual;
+  d.download(actual, pixels, 1);
   for (int c = 0; c < 4; ++c) {
-    const auto out = d[c].download();
-    const auto r = cudalab::check_exact(expected[c], std::vector<std::uint8_t>(out.begin() + 1, out.end()));
+    const auto r = cudalab::check_exact(expected[c], actual[c]);
     EXPECT_TRUE(r.ok()) << "plane " << c << ": " << r.summary();
   }
 }
