@@ -10,6 +10,11 @@ an edited test changes nothing. Each lab is built on its own: a lab whose studen
 not compile scores 0 (its tests are reported failed with the compiler's last lines) and the
 other labs are graded as usual, with scripts/grade.py (JUnit, results.json, score table).
 
+  scripts/grade_submission.py --batch submissions/ --out results/   # a folder of submissions
+
+With --batch, every entry of the folder (a folder or an archive per student) is graded into
+OUT/<name>/ and OUT/summary.csv lists submission, score, max_score and the labs that do not
+compile; an unreadable archive is reported and scores 0 without stopping the others.
 Options: --labs (default: every lab with student regions), --out, --points, --cmake-args
 (e.g. "-DCMAKE_CUDA_ARCHITECTURES=90" to build for one GPU), --reference RESULTS.json (a
 results.json of the solutions, graded on the same kind of machine: gives a lab that does not
@@ -37,6 +42,10 @@ def fail(code, message):
     script_cli.fail("grade_submission", code, message)
 
 
+class UnreadableSubmission(Exception):
+    pass
+
+
 def unpack(submission, work):
     if os.path.isdir(submission):
         return submission
@@ -50,9 +59,9 @@ def unpack(submission, work):
             with tarfile.open(submission) as t:
                 t.extractall(dest, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(dest)
         else:
-            fail(2, f"{submission} is neither a folder nor a .zip/.tar archive")
+            raise UnreadableSubmission(f"{submission} is neither a folder nor a .zip/.tar archive")
     except (OSError, zipfile.BadZipFile, tarfile.TarError) as e:
-        fail(2, f"cannot unpack {submission}: {e}")
+        raise UnreadableSubmission(f"cannot unpack {submission}: {e}") from e
     return dest
 
 
@@ -69,30 +78,11 @@ def find_in_submission(sub_root, rel):
     return None
 
 
-def main():
-    ap = script_cli.Parser(prog="grade_submission", description="Grade a submission on a pristine copy of the suite.")
-    ap.add_argument("submission")
-    ap.add_argument("--labs", nargs="*", default=[])
-    ap.add_argument("--out", default="grading-out")
-    ap.add_argument("--points", default=os.path.join(ROOT, "grading", "points.json"))
-    ap.add_argument("--cmake-args", default="")
-    ap.add_argument("--reference")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--jobs", default=str(os.cpu_count() or 2))
-    args = ap.parse_args()
-    if not os.path.exists(args.submission):
-        fail(2, f"{args.submission} does not exist")
-
-    regions = student_regions.find_regions(ROOT)
-    labs_with_regions = sorted({r.lab for rs in regions.values() for r in rs})
-    labs = args.labs or labs_with_regions
-    for lab in labs:
-        if lab not in labs_with_regions:
-            fail(2, f"unknown lab '{lab}' (labs with student regions: {', '.join(labs_with_regions)})")
-
+def grade_one(submission, out, labs, regions, args):
+    """Grades one submission into `out`; returns (score, max_score, labs that do not compile)."""
     work = tempfile.mkdtemp(prefix="grade_submission_")
     try:
-        sub_root = unpack(args.submission, work)
+        sub_root = unpack(submission, work)
         suite = os.path.join(work, "suite")
         student_regions.copy_tree(ROOT, suite)
         taken, missing = [], []
@@ -137,15 +127,15 @@ def main():
                 broken[lab] = "\n".join(errors[-15:]) or (b.stdout + b.stderr)[-1500:]
             print(f"grade_submission: {lab}: {'built' if b.returncode == 0 else 'DOES NOT COMPILE'}")
 
-        os.makedirs(args.out, exist_ok=True)
+        os.makedirs(out, exist_ok=True)
         results = {"score": 0.0, "execution_time": 0.0, "tests": [], "extra_data": {"skipped": 0, "max_score": 0.0}}
         if built:
-            g = subprocess.run([sys.executable, os.path.join(HERE, "grade.py"), "--build-dir", build, "--out", args.out,
+            g = subprocess.run([sys.executable, os.path.join(HERE, "grade.py"), "--build-dir", build, "--out", out,
                                 "--points", args.points, "--labs"] + built + ["--ctest-args", f"-j {args.jobs}"],
                                capture_output=True, text=True)
             if g.returncode != 0:
                 fail(3, f"grading failed: {g.stderr.strip()}")
-            with open(os.path.join(args.out, "results.json")) as f:
+            with open(os.path.join(out, "results.json")) as f:
                 results = json.load(f)
         reference = {}
         if args.reference:
@@ -167,7 +157,7 @@ def main():
         results["score"] = round(sum(t["score"] for t in results["tests"]), 3)
         results["extra_data"]["max_score"] = round(sum(t["max_score"] for t in results["tests"]), 3)
         results["extra_data"]["not_compiling"] = sorted(broken)
-        with open(os.path.join(args.out, "results.json"), "w") as f:
+        with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(results, f, indent=2)
 
         per_lab = {}
@@ -180,12 +170,74 @@ def main():
             note = "does not compile" if lab in broken else ""
             print(f"{lab:<16} {per_lab[lab][0]:>9.1f} {per_lab[lab][1]:>9.1f}  {note}")
         print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
-        print(f"results: {os.path.abspath(os.path.join(args.out, 'results.json'))}")
+        print(f"results: {os.path.abspath(os.path.join(out, 'results.json'))}")
     finally:
         if args.keep:
             print(f"grade_submission: work folder kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+    return results["score"], results["extra_data"]["max_score"], sorted(broken)
+
+
+def main():
+    ap = script_cli.Parser(prog="grade_submission", description="Grade a submission on a pristine copy of the suite.")
+    ap.add_argument("submission")
+    ap.add_argument("--labs", nargs="*", default=[])
+    ap.add_argument("--out", default="grading-out")
+    ap.add_argument("--points", default=os.path.join(ROOT, "grading", "points.json"))
+    ap.add_argument("--cmake-args", default="")
+    ap.add_argument("--reference")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--jobs", default=str(os.cpu_count() or 2))
+    ap.add_argument("--batch", action="store_true",
+                    help="SUBMISSION is a folder of submissions (folders or archives), each graded into OUT/<name>/")
+    args = ap.parse_args()
+    if not os.path.exists(args.submission):
+        fail(2, f"{args.submission} does not exist")
+    if args.batch and not os.path.isdir(args.submission):
+        fail(2, f"--batch needs a folder of submissions, not {args.submission}")
+
+    regions = student_regions.find_regions(ROOT)
+    labs_with_regions = sorted({r.lab for rs in regions.values() for r in rs})
+    labs = args.labs or labs_with_regions
+    for lab in labs:
+        if lab not in labs_with_regions:
+            fail(2, f"unknown lab '{lab}' (labs with student regions: {', '.join(labs_with_regions)})")
+
+    if not args.batch:
+        try:
+            grade_one(args.submission, args.out, labs, regions, args)
+        except UnreadableSubmission as e:
+            fail(2, str(e))
+        return 0
+    names = sorted(e for e in os.listdir(args.submission) if not e.startswith("."))
+    if not names:
+        fail(2, f"{args.submission} holds no submissions")
+    summary = []
+    for entry in names:
+        name = entry
+        for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
+            if name.endswith(ext):
+                name = name[: -len(ext)]
+                break
+        print(f"==== {name}")
+        try:
+            summary.append((name,) + grade_one(os.path.join(args.submission, entry), os.path.join(args.out, name),
+                                               labs, regions, args))
+        except UnreadableSubmission as e:
+            # one unreadable archive does not stop the others; it scores nothing
+            print(f"grade_submission: {e}", file=sys.stderr)
+            summary.append((name, 0.0, 0.0, ["unreadable"]))
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "summary.csv"), "w") as f:
+        f.write("submission,score,max_score,not_compiling\n")
+        for name, score, max_score, broken in summary:
+            f.write(f"{name},{score},{max_score},{' '.join(broken)}\n")
+    print("==== summary")
+    print(f"{'submission':<24} {'score':>9} {'max':>9}  does not compile")
+    for name, score, max_score, broken in summary:
+        print(f"{name:<24} {score:>9.1f} {max_score:>9.1f}  {', '.join(broken)}")
+    print(f"summary: {os.path.abspath(os.path.join(args.out, 'summary.csv'))}")
     return 0
 
 

@@ -23,9 +23,14 @@ TIME = "gpu__time_duration.sum"
 DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
 LD_SECTORS, LD_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 ST_SECTORS, ST_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
-# Ratios printed instead of their two raw counters: 32-byte sectors per warp-wide request
-# (4 when a warp's 4-byte accesses are coalesced, 16 for 16-byte ones, 1 for 1-byte ones).
-RATIOS = {"ld sectors/req": (LD_SECTORS, LD_REQUESTS), "st sectors/req": (ST_SECTORS, ST_REQUESTS)}
+SMEM_LD_WAVEFRONTS, SMEM_LD_INSTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"
+SMEM_ST_WAVEFRONTS, SMEM_ST_INSTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_st.sum"
+# Ratios printed instead of their two raw counters. Sectors per request: 32-byte sectors per
+# warp-wide global access (4 when a warp's 4-byte accesses are coalesced, 16 for 16-byte ones,
+# 1 for 1-byte ones). Shared-memory wavefronts per instruction: 1 when a warp's access is free
+# of bank conflicts, n for an n-way conflict.
+RATIOS = {"ld sectors/req": (LD_SECTORS, LD_REQUESTS), "st sectors/req": (ST_SECTORS, ST_REQUESTS),
+          "smem ld wf/inst": (SMEM_LD_WAVEFRONTS, SMEM_LD_INSTS), "smem st wf/inst": (SMEM_ST_WAVEFRONTS, SMEM_ST_INSTS)}
 METRICS = {
     "divergence": ["smsp__sass_average_branch_targets_threads_uniform.pct",
                    "smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum"],
@@ -33,12 +38,13 @@ METRICS = {
     "rgba_split": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
     "occupancy": ["sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct", DRAM],
     "reduction": [DRAM, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],
+                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                  SMEM_LD_WAVEFRONTS, SMEM_LD_INSTS, SMEM_ST_WAVEFRONTS, SMEM_ST_INSTS],
     "mem_spaces": ["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", DRAM],
 }
 DEFAULT_ARGS = {
     "divergence": ["--iters", "2000"], "vec_add": ["2^24"], "rgba_split": ["4096", "4096"],
-    "occupancy": ["--stream-n", "16M"], "reduction": ["2^24"], "mem_spaces": [],
+    "occupancy": ["--stream-n", "16M"], "reduction": ["2^26"], "mem_spaces": [],
 }
 SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branches %",
          "smsp__thread_inst_executed_per_inst_executed.ratio": "threads/inst",
@@ -52,11 +58,32 @@ SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branc
          "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors"}
 
 
+# Averaged over a kernel's launches weighted by each launch's time; counters are plain means.
+WEIGHTED = {m for ms in METRICS.values() for m in ms if "pct" in m or m.endswith(".ratio")}
+
+
 def short_kernel(name):
-    name = name.split("(")[0]
-    for sep in ("::",):
-        name = name.split(sep)[-1]
-    return name[:40]
+    """'void ns::kernel<float, 256>(const float *, ...)' -> 'kernel<float, 256>': no return type,
+    parameter list or namespaces (template arguments may themselves hold '::' and '()')."""
+    name = name.strip()
+    if name.endswith(")"):  # drop the parameter list: the '(' that matches the last ')'
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                name = name[:i]
+                break
+    # split at top-level '::' and spaces (outside <...> and (...)); keep the last part
+    depth, start = 0, 0
+    for i, ch in enumerate(name):
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif depth == 0 and (ch == " " or name.startswith("::", i)):
+            start = i + (2 if ch == ":" else 1)
+    name = name[start:]
+    return name if len(name) <= 40 else name[:37] + "..."
 
 
 def main():
@@ -106,20 +133,27 @@ def main():
         k = short_kernel(r[kcol])
         entry = agg.setdefault(k, {"launches": 0, **{m: 0.0 for m in metrics}})
         entry["launches"] += 1
+        try:
+            t = float(r[header.index(TIME)].replace(",", ""))
+        except (ValueError, IndexError):
+            t = 0.0
         for m in metrics:
             try:
-                entry[m] += float(r[header.index(m)].replace(",", ""))
+                v = float(r[header.index(m)].replace(",", ""))
             except (ValueError, IndexError):
-                pass
+                continue
+            # percentages and per-instruction ratios are weighted by the launch's time, so a
+            # kernel's tiny last pass does not count as much as its first
+            entry[m] += v * t if m in WEIGHTED else v
     ratios = {name: pair for name, pair in RATIOS.items() if pair[0] in metrics}
     shown = [m for m in metrics if not any(m in pair for pair in ratios.values())]
     cols = [SHORT.get(m, m.split("__")[-1][:18]) for m in shown] + list(ratios)
-    print(f"== Nsight Compute ({', '.join(metrics)}), mean per launch")
+    print(f"== Nsight Compute ({', '.join(metrics)}), mean per launch (percentages and ratios weighted by launch time)")
     print(f"{'kernel':<40} {'launches':>8} " + " ".join(f"{c:>18}" for c in cols))
     for k, e in agg.items():
         vals = []
         for m in shown:
-            v = e[m] / e["launches"]
+            v = e[m] / e[TIME] if m in WEIGHTED and e[TIME] else e[m] / e["launches"]
             if m == TIME:
                 v /= 1e3  # ns -> us
             vals.append(f"{v:>18.2f}")

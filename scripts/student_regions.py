@@ -68,11 +68,14 @@ def parse(path, text):
 
 
 def tracked_files(root):
-    """The files git tracks; outside a git checkout (a handout), every file but build folders."""
+    """The suite's files: in a git checkout the tracked ones plus new files git does not ignore
+    (a file added but not yet committed belongs to the suite); outside one (a handout), every
+    file but build folders."""
     try:
-        out = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
+        out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard"],
+                             capture_output=True, text=True)
         if out.returncode == 0 and out.stdout.strip():
-            return [f for f in out.stdout.split("\n") if f]
+            return sorted({f for f in out.stdout.split("\n") if f and os.path.isfile(os.path.join(root, f))})
     except OSError:
         pass  # no git on this machine
     files = []

@@ -4,7 +4,8 @@
     stubbed tasks fail their CPU tests;
   - grading a submission takes only the student files: the repository's own solutions score
     every test that runs, a lab that does not compile scores 0 without stopping the others,
-    and an edited test file changes nothing.
+    and an edited test file changes nothing; a folder of submissions is graded with --batch
+    (an unreadable archive scores 0 and does not stop the others).
 Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
 """
 import json
@@ -114,8 +115,13 @@ class SubmissionGrading(unittest.TestCase):
     def test_solutions_broken_lab_and_edited_test(self):
         tmp = tempfile.mkdtemp(prefix="submission_test_")
         try:
-            sub = os.path.join(tmp, "submission")
+            # A folder of two submissions, graded with --batch: alice's tree and bob's archive,
+            # which is not an archive at all.
+            batch = os.path.join(tmp, "submissions")
+            sub = os.path.join(batch, "alice")
             student_regions.copy_tree(ROOT, sub)
+            with open(os.path.join(batch, "bob.zip"), "w") as f:
+                f.write("not a zip file\n")
             # vec_add does not compile ...
             with open(os.path.join(sub, "labs", "vec_add", "vec_add.cu"), "a") as f:
                 f.write("\nthis is not C++;\n")
@@ -124,13 +130,21 @@ class SubmissionGrading(unittest.TestCase):
             with open(test, "a") as f:
                 f.write("\nTEST(Edited, AlwaysFails) { FAIL() << \"edited test\"; }\n")
             out = os.path.join(tmp, "out")
-            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), sub,
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out,
                                   f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
-            with open(os.path.join(out, "results.json")) as f:
+            with open(os.path.join(out, "summary.csv")) as f:
+                summary = f.read().splitlines()
+            self.assertEqual(summary[0], "submission,score,max_score,not_compiling")
+            self.assertEqual(summary[1].split(",")[0], "alice")
+            self.assertEqual(summary[1].split(",")[3], "vec_add")
+            self.assertEqual(summary[2], "bob,0.0,0.0,unreadable")
+            self.assertIn("bob.zip", run.stderr)
+            with open(os.path.join(out, "alice", "results.json")) as f:
                 results = json.load(f)
+            self.assertEqual(float(summary[1].split(",")[1]), results["score"])
             by_lab = {}
             for t in results["tests"]:
                 by_lab.setdefault(t["tags"][0], []).append(t)
