@@ -23,23 +23,25 @@ TIME = "gpu__time_duration.sum"
 DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
 LD_SECTORS, LD_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 ST_SECTORS, ST_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
-SMEM_LD_WAVEFRONTS, SMEM_LD_INSTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"
-SMEM_ST_WAVEFRONTS, SMEM_ST_INSTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_st.sum"
-# Ratios printed instead of their two raw counters. Sectors per request: 32-byte sectors per
-# warp-wide global access (4 when a warp's 4-byte accesses are coalesced, 16 for 16-byte ones,
-# 1 for 1-byte ones). Shared-memory wavefronts per instruction: 1 when a warp's access is free
-# of bank conflicts, n for an n-way conflict.
-RATIOS = {"ld sectors/req": (LD_SECTORS, LD_REQUESTS), "st sectors/req": (ST_SECTORS, ST_REQUESTS),
-          "smem ld wf/inst": (SMEM_LD_WAVEFRONTS, SMEM_LD_INSTS), "smem st wf/inst": (SMEM_ST_WAVEFRONTS, SMEM_ST_INSTS)}
+SMEM_LD_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+SMEM_ST_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+SMEM_LD_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+SMEM_ST_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+# Ratios printed instead of their raw counters (name: numerator, denominator, scale).
+# Sectors per request: 32-byte sectors per warp-wide global access (4 when a warp's 4-byte
+# accesses are coalesced, 16 for 16-byte ones, 1 or 2 for 1-byte ones). Shared-memory conflict %:
+# the share of shared-memory wavefronts that are extra ones caused by bank conflicts (0 when
+# every access is conflict-free; an n-way conflict makes n-1 of every n wavefronts extra).
+RATIOS = {"ld sectors/req": (LD_SECTORS, LD_REQUESTS, 1.0), "st sectors/req": (ST_SECTORS, ST_REQUESTS, 1.0),
+          "smem ld conflict %": (SMEM_LD_CONFLICTS, SMEM_LD_WAVEFRONTS, 100.0),
+          "smem st conflict %": (SMEM_ST_CONFLICTS, SMEM_ST_WAVEFRONTS, 100.0)}
 METRICS = {
     "divergence": ["smsp__sass_average_branch_targets_threads_uniform.pct",
                    "smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum"],
     "vec_add": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
     "rgba_split": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
     "occupancy": ["sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct", DRAM],
-    "reduction": [DRAM, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-                  SMEM_LD_WAVEFRONTS, SMEM_LD_INSTS, SMEM_ST_WAVEFRONTS, SMEM_ST_INSTS],
+    "reduction": [DRAM, SMEM_LD_CONFLICTS, SMEM_ST_CONFLICTS, SMEM_LD_WAVEFRONTS, SMEM_ST_WAVEFRONTS],
     "mem_spaces": ["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", DRAM],
 }
 DEFAULT_ARGS = {
@@ -52,8 +54,8 @@ SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branc
          DRAM: "DRAM % peak", TIME: "time us",
          "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
          "sm__maximum_warps_per_active_cycle_pct": "theoretical occ %",
-         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "smem ld conflicts",
-         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "smem st conflicts",
+         SMEM_LD_CONFLICTS: "smem ld conflicts",
+         SMEM_ST_CONFLICTS: "smem st conflicts",
          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum": "local ld sectors",
          "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors"}
 
@@ -79,11 +81,59 @@ def short_kernel(name):
         if ch in "<(":
             depth += 1
         elif ch in ">)":
-            depth -= 1
+            depth = max(depth - 1, 0)  # ncu prints anonymous namespaces as a bare "unnamed>"
         elif depth == 0 and (ch == " " or name.startswith("::", i)):
             start = i + (2 if ch == ":" else 1)
     name = name[start:]
+    if len(name) > 40 and "<" in name:
+        name = name[:name.index("<")] + "<...>"
     return name if len(name) <= 40 else name[:37] + "..."
+
+
+def summarize(ncu_csv, metrics):
+    """ncu's --csv --page raw output -> a text table, one row per kernel (None if no kernels).
+    Counters are means per launch; percentages and .ratio metrics are weighted by each launch's
+    time (so a kernel's tiny last pass does not count as much as its first); RATIOS are computed
+    from the summed counters."""
+    lines = [l for l in ncu_csv.splitlines() if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    if len(rows) < 3:
+        return None
+    header, data = rows[0], rows[2:]  # row 1 holds the units
+    kcol = header.index("Kernel Name")
+
+    def value(row, m):
+        try:
+            return float(row[header.index(m)].replace(",", ""))
+        except (ValueError, IndexError):
+            return None
+
+    agg = {}
+    for r in data:
+        entry = agg.setdefault(short_kernel(r[kcol]), {"launches": 0, **{m: 0.0 for m in metrics}})
+        entry["launches"] += 1
+        t = value(r, TIME) or 0.0
+        for m in metrics:
+            v = value(r, m)
+            if v is not None:
+                entry[m] += v * t if m in WEIGHTED else v
+    ratios = {name: r for name, r in RATIOS.items() if r[0] in metrics}
+    # the raw counters of a ratio are not shown, except bank conflicts (the lab's own number)
+    shown = [m for m in metrics
+             if m in (SMEM_LD_CONFLICTS, SMEM_ST_CONFLICTS) or not any(m in r[:2] for r in ratios.values())]
+    cols = [SHORT.get(m, m.split("__")[-1][:18]) for m in shown] + list(ratios)
+    out = [f"{'kernel':<40} {'launches':>8} " + " ".join(f"{c:>18}" for c in cols)]
+    for k, e in agg.items():
+        vals = []
+        for m in shown:
+            v = e[m] / e[TIME] if m in WEIGHTED and e[TIME] else e[m] / e["launches"]
+            if m == TIME:
+                v /= 1e3  # ns -> us
+            vals.append(f"{v:>18.2f}")
+        for num, den, scale in ratios.values():
+            vals.append(f"{scale * e[num] / e[den]:>18.2f}" if e[den] else f"{'-':>18}")
+        out.append(f"{k:<40} {e['launches']:>8} " + " ".join(vals))
+    return "\n".join(out)
 
 
 def main():
@@ -121,45 +171,12 @@ def main():
     if run.returncode != 0:
         print(f"profile: ncu failed ({run.returncode}): {run.stderr.strip()[-500:]}", file=sys.stderr)
         return 3
-    lines = [l for l in run.stdout.splitlines() if l.startswith('"')]
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
-    if len(rows) < 3:
+    table = summarize(run.stdout, metrics)
+    if table is None:
         print("profile: ncu reported no kernels")
         return 0
-    header, data = rows[0], rows[2:]  # row 1 holds the units
-    kcol = header.index("Kernel Name")
-    agg = {}
-    for r in data:
-        k = short_kernel(r[kcol])
-        entry = agg.setdefault(k, {"launches": 0, **{m: 0.0 for m in metrics}})
-        entry["launches"] += 1
-        try:
-            t = float(r[header.index(TIME)].replace(",", ""))
-        except (ValueError, IndexError):
-            t = 0.0
-        for m in metrics:
-            try:
-                v = float(r[header.index(m)].replace(",", ""))
-            except (ValueError, IndexError):
-                continue
-            # percentages and per-instruction ratios are weighted by the launch's time, so a
-            # kernel's tiny last pass does not count as much as its first
-            entry[m] += v * t if m in WEIGHTED else v
-    ratios = {name: pair for name, pair in RATIOS.items() if pair[0] in metrics}
-    shown = [m for m in metrics if not any(m in pair for pair in ratios.values())]
-    cols = [SHORT.get(m, m.split("__")[-1][:18]) for m in shown] + list(ratios)
     print(f"== Nsight Compute ({', '.join(metrics)}), mean per launch (percentages and ratios weighted by launch time)")
-    print(f"{'kernel':<40} {'launches':>8} " + " ".join(f"{c:>18}" for c in cols))
-    for k, e in agg.items():
-        vals = []
-        for m in shown:
-            v = e[m] / e[TIME] if m in WEIGHTED and e[TIME] else e[m] / e["launches"]
-            if m == TIME:
-                v /= 1e3  # ns -> us
-            vals.append(f"{v:>18.2f}")
-        for num, den in ratios.values():
-            vals.append(f"{e[num] / e[den]:>18.2f}" if e[den] else f"{'-':>18}")
-        print(f"{k:<40} {e['launches']:>8} " + " ".join(vals))
+    print(table)
     return 0
 
 

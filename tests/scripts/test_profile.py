@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""scripts/profile.py without a GPU: kernel names as ncu prints them, the per-kernel table
+(launch-time weighting, sectors per request, bank-conflict share), and the whole command with a
+stand-in lab and a stand-in ncu on PATH; plus its bad-input and no-GPU exits."""
+import importlib.util
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "scripts", "profile.py")
+spec = importlib.util.spec_from_file_location("profile_script", SCRIPT)
+profile = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(profile)
+
+
+def ncu_csv(metrics, rows):
+    """ncu --csv --page raw: a header row, a units row, then one row per launch."""
+    def line(cells):
+        return ",".join(f'"{c}"' for c in cells)
+    out = ["==PROF== Connected to process 1", line(["ID", "Kernel Name"] + metrics), line(["", ""] + ["" for _ in metrics])]
+    for i, (name, values) in enumerate(rows):
+        out.append(line([str(i), name] + [str(values[m]) for m in metrics]))
+    return "\n".join(out) + "\n"
+
+
+def table_rows(table):
+    """{kernel: [values...]} from summarize()'s text (kernel names have no spaces here)."""
+    lines = table.splitlines()
+    return {l.split()[0]: [float(v) for v in l.split()[1:]] for l in lines[1:]}
+
+
+class ShortKernel(unittest.TestCase):
+    def test_names_as_ncu_prints_them(self):
+        cases = {
+            "unnamed>::divergent(float *, int)": "divergent",
+            "void vec_add_coarsened<float, 2>(const float *, const float *, float *, unsigned long)":
+                "vec_add_coarsened<float, 2>",
+            "void reduction::unnamed>::sequential<float>(const T1 *, T1 *, unsigned long)": "sequential<float>",
+            "void cub::CUB_300000_SM_900::detail::reduce::DeviceReduceKernel<cub::CUB_300000_SM_900::detail::"
+            "reduce::policy_hub<float, int, cuda::std::__4::plus<void>>::Policy1000, const float *, int>(T2, T4 *, T3)":
+                "DeviceReduceKernel<...>",
+            "split_x16": "split_x16",
+        }
+        for raw, short in cases.items():
+            self.assertEqual(profile.short_kernel(raw), short, raw)
+
+
+class Summarize(unittest.TestCase):
+    def test_reduction_columns_weighting_and_conflict_share(self):
+        m = profile
+        metrics = [m.TIME] + m.METRICS["reduction"]
+        def launch(t_ns, dram, ld_conf, st_conf, ld_wf, st_wf):
+            return {m.TIME: t_ns, m.DRAM: dram, m.SMEM_LD_CONFLICTS: ld_conf, m.SMEM_ST_CONFLICTS: st_conf,
+                    m.SMEM_LD_WAVEFRONTS: ld_wf, m.SMEM_ST_WAVEFRONTS: st_wf}
+        csv_text = ncu_csv(metrics, [
+            # a long first pass at 90% DRAM and a short second pass at 10%: weighted 82%
+            ("void strided<float>(const float *, float *, unsigned long)", launch(9000, 90, 600, 300, 800, 400)),
+            ("void strided<float>(const float *, float *, unsigned long)", launch(1000, 10, 150, 0, 200, 100)),
+            ("void sequential<float>(const float *, float *, unsigned long)", launch(5000, 50, 0, 0, 1000, 500)),
+        ])
+        table = m.summarize(csv_text, metrics)
+        header = table.splitlines()[0].split()
+        self.assertIn("conflict", " ".join(header))
+        self.assertNotIn("wavefronts", " ".join(header))  # raw wavefront counters are folded into the share
+        rows = table_rows(table)
+        # launches, time us, DRAM %, ld conflicts, st conflicts, ld conflict %, st conflict %
+        self.assertEqual(rows["strided<float>"], [2, 5.0, 82.0, 375.0, 150.0, 75.0, 60.0])
+        self.assertEqual(rows["sequential<float>"], [1, 5.0, 50.0, 0.0, 0.0, 0.0, 0.0])
+
+    def test_sectors_per_request(self):
+        m = profile
+        metrics = [m.TIME] + m.METRICS["rgba_split"]
+        csv_text = ncu_csv(metrics, [("split_naive(const unsigned char *)", {
+            m.TIME: 2000, m.DRAM: 33, m.LD_SECTORS: 400, m.LD_REQUESTS: 100, m.ST_SECTORS: 200, m.ST_REQUESTS: 100})])
+        self.assertEqual(table_rows(m.summarize(csv_text, metrics))["split_naive"], [1, 2.0, 33.0, 4.0, 2.0])
+
+    def test_no_kernels(self):
+        self.assertIsNone(profile.summarize("==PROF== no kernels were profiled\n", [profile.TIME]))
+
+
+class Command(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.build = os.path.join(self.tmp.name, "build")
+        os.makedirs(os.path.join(self.build, "labs"))
+        self.bin = os.path.join(self.tmp.name, "bin")
+        os.makedirs(self.bin)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def script(self, path, text):
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+
+    def run_profile(self, *args):
+        env = dict(os.environ, CUDALAB_BUILD_DIR=self.build, PATH=self.bin + os.pathsep + os.environ["PATH"])
+        return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True, text=True, env=env)
+
+    def test_bad_input(self):
+        for args, message in (([], "name a lab"), (["fastest_lab"], "unknown lab"), (["vec_add"], "not found")):
+            r = self.run_profile(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(message, r.stderr)
+
+    def test_no_gpu_is_skipped(self):
+        self.script(os.path.join(self.build, "labs", "vec_add"), "echo 'no usable CUDA device' >&2; exit 77\n")
+        r = self.run_profile("vec_add")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("skipped: no GPU", r.stdout)
+
+    def test_lab_output_then_the_ncu_table(self):
+        m = profile
+        metrics = [m.TIME] + m.METRICS["vec_add"]
+        csv_path = os.path.join(self.tmp.name, "ncu.csv")
+        with open(csv_path, "w") as f:
+            f.write(ncu_csv(metrics, [("void vec_add_naive<float>(const float *, const float *, float *, unsigned long)", {
+                m.TIME: 59000, m.DRAM: 66.5, m.LD_SECTORS: 800, m.LD_REQUESTS: 200, m.ST_SECTORS: 400, m.ST_REQUESTS: 100})]))
+        self.script(os.path.join(self.build, "labs", "vec_add"), "echo 'best / copy ceiling  1.02'\n")
+        args_log = os.path.join(self.tmp.name, "ncu.args")
+        self.script(os.path.join(self.bin, "ncu"), f'echo "$@" > {args_log}; cat {csv_path}\n')
+        r = self.run_profile("vec_add", "2^20")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("best / copy ceiling", r.stdout)
+        self.assertEqual(table_rows(r.stdout.split("mean per launch")[1].split("\n", 1)[1])["vec_add_naive<float>"],
+                         [1, 59.0, 66.5, 4.0, 4.0])
+        with open(args_log) as f:
+            ncu_args = f.read()
+        self.assertIn("--clock-control none", ncu_args)
+        self.assertIn("2^20 --warmup 0 --repeat 1 --no-l2-flush", ncu_args)
+
+
+if __name__ == "__main__":
+    unittest.main()
