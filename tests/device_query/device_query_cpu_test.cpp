@@ -77,6 +77,8 @@ TEST(Residency, PartialWarpsOccupyWholeWarpSlots) {
 }
 
 TEST(Residency, DegenerateInputsGiveZero) {
+  // Only meaningful once the ordinary case works (a stub that returns 0 must not pass).
+  ASSERT_EQ(residency_by_threads_and_blocks(2048, 32, 32, 256).resident_blocks, 8);
   EXPECT_EQ(residency_by_threads_and_blocks(2048, 32, 32, 0).resident_blocks, 0);
   EXPECT_EQ(residency_by_threads_and_blocks(2048, 32, 32, 4096).resident_blocks, 0);
   EXPECT_EQ(residency_by_threads_and_blocks(2048, 32, 0, 256).resident_blocks, 0);

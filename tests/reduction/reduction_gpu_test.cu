@@ -19,14 +19,20 @@ using reduction::Variant;
 
 // Float inputs are -1, 0 or 1: every partial sum is an integer of magnitude <= n <= 2^24,
 // which float represents exactly, so the expected float sum is exact whatever the order.
+// The total is never 0, so a kernel that writes 0 (or nothing) cannot pass by chance.
 template <typename T>
 std::vector<T> input(std::size_t n, std::uint64_t seed) {
+  std::vector<T> x;
   if constexpr (std::is_floating_point_v<T>) {
     auto ints = cudalab::random_vector<int>(n, seed, -1, 1);
-    return std::vector<T>(ints.begin(), ints.end());
+    x.assign(ints.begin(), ints.end());
   } else {
-    return cudalab::random_vector<T>(n, seed, -1000, 1000);
+    x = cudalab::random_vector<T>(n, seed, -1000, 1000);
   }
+  long long sum = 0;
+  for (T e : x) sum += static_cast<long long>(e);
+  if (sum == 0 && !x.empty()) x[0] = x[0] == T(1) ? T(0) : static_cast<T>(x[0] + T(1));  // moves the sum by +-1
+  return x;
 }
 
 template <typename T>
@@ -36,7 +42,7 @@ void check(Variant v, std::size_t n, int block) {
   for (T e : x) exact += static_cast<long long>(e);
   cudalab::DeviceBuffer<T> d(x);
   reduction::Workspace<T> ws(n);
-  CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(T)));  // poison
+  CUDA_CHECK(cudaMemset(ws.result(), 0xAB, sizeof(T)));  // poison: far from any sum of these inputs
   reduction::reduce(v, d.data(), n, block, ws);
   T got{};
   CUDA_CHECK(cudaMemcpy(&got, ws.result(), sizeof(T), cudaMemcpyDeviceToHost));
@@ -81,7 +87,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ReductionGpu, ReproducibleVariantsGiveBitwiseTheSameFloatSum) {
   CUDALAB_REQUIRE_GPU();
   const std::size_t n = (std::size_t{1} << 20) + 1;
-  const auto x = cudalab::random_vector<float>(n, 99, -1.f, 1.f);  // real values: order matters
+  const auto x = cudalab::random_vector<float>(n, 99, 0.f, 1.f);  // real values: order matters
+  double reference = 0;
+  for (float e : x) reference += e;  // about n / 2, far from 0
   cudalab::DeviceBuffer<float> d(x);
   reduction::Workspace<float> ws(n);
   for (Variant v : reduction::all_variants()) {
@@ -91,7 +99,11 @@ TEST(ReductionGpu, ReproducibleVariantsGiveBitwiseTheSameFloatSum) {
       reduction::reduce(v, d.data(), n, 256, ws);
       float got = 0;
       CUDA_CHECK(cudaMemcpy(&got, ws.result(), sizeof got, cudaMemcpyDeviceToHost));
-      if (run == 0) first = got;
+      if (run == 0) {
+        first = got;
+        // reproducible and right: within 1e-5 relative of the double-precision sum
+        EXPECT_NEAR(got, reference, 1e-5 * reference) << reduction::variant_name(v);
+      }
       EXPECT_EQ(std::memcmp(&got, &first, sizeof got), 0) << reduction::variant_name(v) << " run " << run;
     }
   }
