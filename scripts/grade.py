@@ -13,6 +13,10 @@ and extra_data.skipped counts them.
   scripts/grade.py                          # every lab, build folder ./build
   scripts/grade.py --labs vec_add rgba_split --out grading-out
   scripts/grade.py --junit old/junit.xml    # grade an existing report without running ctest
+  scripts/grade.py --results out/results.json   # the lab and task tables of a graded run
+
+The "tasks" section of the points table names the tests of each student region (task); the
+score per task is printed after the labs and stored in results.json as extra_data.tasks.
 
 Exit codes: 0 graded (whatever the score), 2 usage error, 3 ctest could not be run.
 """
@@ -69,6 +73,42 @@ def points_for(name, lab, table):
     return float(lab_entry.get("per_test", table.get("default_per_test", 1)))
 
 
+def task_summary(tests, table):
+    """{task id: {"tests", "passed", "score", "max_score"}} for every task in the points table's
+    "tasks" section that at least one of `tests` (results.json entries) belongs to."""
+    summary = {}
+    for task, patterns in table.get("tasks", {}).items():
+        mine = [t for t in tests if any(fnmatch.fnmatchcase(t["name"], p) for p in patterns)]
+        if mine:
+            summary[task] = {"tests": len(mine), "passed": sum(t["status"] == "passed" for t in mine),
+                             "score": round(sum(t["score"] for t in mine), 3),
+                             "max_score": round(sum(t["max_score"] for t in mine), 3)}
+    return summary
+
+
+def print_tasks(tasks):
+    if not tasks:
+        return
+    print(f"{'task':<28} {'score':>9} {'max':>9} {'passed':>7} {'tests':>7}")
+    for task, s in tasks.items():
+        print(f"{task:<28} {s['score']:>9.1f} {s['max_score']:>9.1f} {s['passed']:>7} {s['tests']:>7}")
+
+
+def print_labs(tests):
+    per_lab = {}
+    for t in tests:
+        s = per_lab.setdefault(t["tags"][0] if t.get("tags") else "other", [0.0, 0.0, 0, 0, 0])
+        s[0] += t["score"]
+        s[1] += t["max_score"]
+        skipped = t["status"] != "passed" and t.get("output", "").startswith("skipped")
+        s[2 if t["status"] == "passed" else 4 if skipped else 3] += 1
+    print(f"{'lab':<16} {'score':>9} {'max':>9} {'passed':>7} {'failed':>7} {'skipped':>8}")
+    for lab in sorted(per_lab):
+        score, max_score, passed, failed, skipped = per_lab[lab]
+        print(f"{lab:<16} {score:>9.1f} {max_score:>9.1f} {passed:>7} {failed:>7} {skipped:>8}")
+    print(f"{'total':<16} {sum(s[0] for s in per_lab.values()):>9.1f} {sum(s[1] for s in per_lab.values()):>9.1f}")
+
+
 def parse_junit(path):
     """[(name, status, output)] with status passed | failed | skipped."""
     try:
@@ -102,6 +142,7 @@ def main():
     ap.add_argument("--out", default="grading-out")
     ap.add_argument("--junit", help="grade this JUnit report instead of running ctest")
     ap.add_argument("--ctest-args", default="", help="extra arguments for ctest, e.g. '-j 8'")
+    ap.add_argument("--results", help="print the lab and task tables of an existing results.json and stop")
     args = ap.parse_args()
 
     try:
@@ -109,6 +150,15 @@ def main():
             table = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         fail(2, f"cannot read points table {args.points}: {e}")
+    if args.results:
+        try:
+            with open(args.results) as f:
+                tests = json.load(f)["tests"]
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+            fail(2, f"cannot read results file {args.results}: {e}")
+        print_labs(tests)
+        print_tasks(task_summary(tests, table))
+        return 0
     if not os.path.isdir(args.build_dir):
         fail(2, f"build folder {args.build_dir} does not exist (configure and build first)")
     os.makedirs(args.out, exist_ok=True)
@@ -157,7 +207,8 @@ def main():
         "output": f"{len(tests)} tests; {sum(s['skipped'] for s in per_lab.values())} skipped (not run)",
         "tests": tests,
         "extra_data": {"skipped": sum(s["skipped"] for s in per_lab.values()),
-                       "max_score": round(sum(t["max_score"] for t in tests), 3)},
+                       "max_score": round(sum(t["max_score"] for t in tests), 3),
+                       "tasks": task_summary(tests, table)},
     }
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
@@ -167,6 +218,7 @@ def main():
         s = per_lab[lab]
         print(f"{lab:<16} {s['score']:>9.1f} {s['max']:>9.1f} {s['passed']:>7} {s['failed']:>7} {s['skipped']:>8}")
     print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
+    print_tasks(results["extra_data"]["tasks"])
     print(f"reports: {os.path.abspath(junit)}, {os.path.abspath(os.path.join(args.out, 'results.json'))}")
     return 0
 

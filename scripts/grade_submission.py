@@ -35,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import script_cli  # noqa: E402
+import grade  # noqa: E402
 import student_regions  # noqa: E402
 
 
@@ -157,6 +158,11 @@ def grade_one(submission, out, labs, regions, args):
         results["score"] = round(sum(t["score"] for t in results["tests"]), 3)
         results["extra_data"]["max_score"] = round(sum(t["max_score"] for t in results["tests"]), 3)
         results["extra_data"]["not_compiling"] = sorted(broken)
+        tasks = grade.task_summary(results["tests"], points)
+        for task in points.get("tasks", {}):
+            if task.split(".")[0] in broken and task not in tasks:  # no tests ran: 0 of an unknown maximum
+                tasks[task] = {"tests": 0, "passed": 0, "score": 0.0, "max_score": 0.0}
+        results["extra_data"]["tasks"] = tasks
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(results, f, indent=2)
 
@@ -170,6 +176,7 @@ def grade_one(submission, out, labs, regions, args):
             note = "does not compile" if lab in broken else ""
             print(f"{lab:<16} {per_lab[lab][0]:>9.1f} {per_lab[lab][1]:>9.1f}  {note}")
         print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
+        grade.print_tasks(tasks)
         print(f"results: {os.path.abspath(os.path.join(out, 'results.json'))}")
     finally:
         if args.keep:

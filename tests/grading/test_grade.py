@@ -74,6 +74,28 @@ class GradeFixture(unittest.TestCase):
         line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a")][0].split()
         self.assertEqual(line[1:], ["2.0", "4.0", "1", "1", "0"])
 
+    def test_tasks(self):
+        tasks = self.results["extra_data"]["tasks"]
+        self.assertEqual(tasks["lab_a.one"], {"tests": 2, "passed": 1, "score": 2.0, "max_score": 4.0})
+        self.assertEqual(tasks["lab_b.two"], {"tests": 1, "passed": 1, "score": 3.0, "max_score": 3.0})
+        self.assertEqual(tasks["lab_b.both"], {"tests": 2, "passed": 1, "score": 3.0, "max_score": 4.0})
+        line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a.one")][0].split()
+        self.assertEqual(line[1:], ["2.0", "4.0", "1", "2"])
+
+    def test_tables_of_an_existing_results_file(self):
+        run = subprocess.run([sys.executable, GRADE, "--results", os.path.join(self.out, "results.json"),
+                              "--points", os.path.join(HERE, "fixture", "points.json")], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_a ")][0].split()[1:],
+                         ["2.0", "4.0", "1", "1", "0"])
+        self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b ")][0].split()[1:],
+                         ["3.0", "4.0", "1", "0", "1"])
+        self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b.two")][0].split()[1:],
+                         ["3.0", "3.0", "1", "1"])
+        bad = subprocess.run([sys.executable, GRADE, "--results", "/nonexistent/results.json"], capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 2)
+        self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
+
     def test_one_lab(self):
         out = os.path.join(self.tmp, "out_b")
         run = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,

@@ -8,6 +8,7 @@
     (an unreadable archive scores 0 and does not stop the others).
 Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
 """
+import fnmatch
 import json
 import os
 import shutil
@@ -98,6 +99,17 @@ class Handout(unittest.TestCase):
         self.assertEqual(conf.returncode, 0, conf.stderr[-2000:])
         b = subprocess.run(["cmake", "--build", build, "-j", JOBS], capture_output=True, text=True)
         self.assertEqual(b.returncode, 0, (b.stdout + b.stderr)[-3000:])
+        # The points table names the tests of every region, and each of its patterns matches a test.
+        listed = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], capture_output=True, text=True)
+        names = [t["name"] for t in json.loads(listed.stdout)["tests"]]
+        with open(os.path.join(ROOT, "grading", "points.json")) as f:
+            tasks = json.load(f)["tasks"]
+        region_ids = {r.id for rs in self.regions.values() for r in rs}
+        self.assertEqual(sorted(region_ids - set(tasks)), [], "regions without a tasks entry in grading/points.json")
+        self.assertEqual(sorted(set(tasks) - region_ids), [], "tasks entries that are not regions")
+        unmatched = [f"{task}: {p}" for task, patterns in tasks.items() for p in patterns
+                     if not any(fnmatch.fnmatchcase(n, p) for n in names)]
+        self.assertEqual(unmatched, [])
         out = os.path.join(self.tmp, "handout-grade")
         g = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade.py"), "--build-dir", build,
                             "--out", out, "--labs", "device_query", "--ctest-args", f"-j {JOBS}"],
@@ -109,6 +121,10 @@ class Handout(unittest.TestCase):
         # need a GPU: see the README's instructor section).
         self.assertEqual(tests["Residency.H200With256Threads"]["score"], 0.0)
         self.assertEqual(tests["Residency.ReadmeExerciseThree"]["score"], 0.0)
+        with open(os.path.join(out, "results.json")) as f:
+            residency = json.load(f)["extra_data"]["tasks"]["device_query.residency"]
+        self.assertEqual((residency["score"], residency["passed"]), (0.0, 0))
+        self.assertGreaterEqual(residency["tests"], 8)
 
 
 class SubmissionGrading(unittest.TestCase):
@@ -156,6 +172,10 @@ class SubmissionGrading(unittest.TestCase):
                 self.assertTrue(ran)
                 self.assertEqual([t["name"] for t in ran if t["score"] < t["max_score"]], [], lab)
             self.assertNotIn("Edited.AlwaysFails", {t["name"] for t in results["tests"]})
+            tasks = results["extra_data"]["tasks"]
+            for task in ("vec_add.naive", "vec_add.coarsened", "vec_add.grid_stride", "vec_add.vectorized"):
+                self.assertEqual(tasks[task]["score"], 0.0, task)  # the lab does not compile
+            self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
