@@ -161,7 +161,7 @@ def grade_one(submission, out, labs, regions, args):
         tasks = grade.task_summary(results["tests"], points)
         for task in points.get("tasks", {}):
             if task.split(".")[0] in broken and task not in tasks:  # no tests ran: 0 of an unknown maximum
-                tasks[task] = {"tests": 0, "passed": 0, "score": 0.0, "max_score": 0.0}
+                tasks[task] = {"tests": 0, "passed": 0, "skipped": 0, "score": 0.0, "max_score": 0.0}
         results["extra_data"]["tasks"] = tasks
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(results, f, indent=2)

@@ -76,11 +76,11 @@ class GradeFixture(unittest.TestCase):
 
     def test_tasks(self):
         tasks = self.results["extra_data"]["tasks"]
-        self.assertEqual(tasks["lab_a.one"], {"tests": 2, "passed": 1, "score": 2.0, "max_score": 4.0})
-        self.assertEqual(tasks["lab_b.two"], {"tests": 1, "passed": 1, "score": 3.0, "max_score": 3.0})
-        self.assertEqual(tasks["lab_b.both"], {"tests": 2, "passed": 1, "score": 3.0, "max_score": 4.0})
+        self.assertEqual(tasks["lab_a.one"], {"tests": 2, "passed": 1, "skipped": 0, "score": 2.0, "max_score": 4.0})
+        self.assertEqual(tasks["lab_b.two"], {"tests": 1, "passed": 1, "skipped": 0, "score": 3.0, "max_score": 3.0})
+        self.assertEqual(tasks["lab_b.both"], {"tests": 2, "passed": 1, "skipped": 1, "score": 3.0, "max_score": 4.0})
         line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a.one")][0].split()
-        self.assertEqual(line[1:], ["2.0", "4.0", "1", "2"])
+        self.assertEqual(line[1:], ["2.0", "4.0", "1", "0", "2"])
 
     def test_tables_of_an_existing_results_file(self):
         run = subprocess.run([sys.executable, GRADE, "--results", os.path.join(self.out, "results.json"),
@@ -91,10 +91,17 @@ class GradeFixture(unittest.TestCase):
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b ")][0].split()[1:],
                          ["3.0", "4.0", "1", "0", "1"])
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b.two")][0].split()[1:],
-                         ["3.0", "3.0", "1", "1"])
+                         ["3.0", "3.0", "1", "0", "1"])
         bad = subprocess.run([sys.executable, GRADE, "--results", "/nonexistent/results.json"], capture_output=True, text=True)
         self.assertEqual(bad.returncode, 2)
         self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
+
+    def test_lab_of_a_test_this_build_does_not_know(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import grade
+        self.assertEqual(grade.lab_of([], {"vec_add"}, "vec_add.sanitize.memcheck"), "vec_add")
+        self.assertEqual(grade.lab_of([], {"vec_add"}, "Unknown.Test"), "other")
+        self.assertEqual(grade.lab_of(["gpu", "rgba_split"], {"vec_add", "rgba_split"}, "vec_add.x"), "rgba_split")
 
     def test_one_lab(self):
         out = os.path.join(self.tmp, "out_b")
