@@ -220,13 +220,16 @@ def main():
     names = sorted(e for e in os.listdir(args.submission) if not e.startswith("."))
     if not names:
         fail(2, f"{args.submission} holds no submissions")
-    summary = []
+    summary, used = [], set()
     for entry in names:
         name = entry
         for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
             if name.endswith(ext):
                 name = name[: -len(ext)]
                 break
+        if name in used:  # alice/ and alice.zip: keep both, by their full names
+            name = entry
+        used.add(name)
         print(f"==== {name}")
         try:
             summary.append((name,) + grade_one(os.path.join(args.submission, entry), os.path.join(args.out, name),

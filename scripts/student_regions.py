@@ -67,15 +67,23 @@ def parse(path, text):
     return regions
 
 
+# Folders of the suite's sources: a new file there that git does not ignore belongs to the suite
+# even before it is committed. Anything else untracked (a handout or grading output written in
+# the checkout, a student's archive) is left out.
+SUITE_DIRS = ("cmake", "common", "labs", "tests", "scripts", "grading", "docs", ".ci", ".github")
+
+
 def tracked_files(root):
-    """The suite's files: in a git checkout the tracked ones plus new files git does not ignore
-    (a file added but not yet committed belongs to the suite); outside one (a handout), every
-    file but build folders."""
+    """The suite's files: in a git checkout the tracked ones plus new files under SUITE_DIRS
+    that git does not ignore; outside one (a handout), every file but build folders."""
+    def listing(*extra):
+        out = subprocess.run(["git", "-C", root, "ls-files"] + list(extra), capture_output=True, text=True)
+        return [f for f in out.stdout.split("\n") if f] if out.returncode == 0 else None
     try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard"],
-                             capture_output=True, text=True)
-        if out.returncode == 0 and out.stdout.strip():
-            return sorted({f for f in out.stdout.split("\n") if f and os.path.isfile(os.path.join(root, f))})
+        tracked = listing()
+        if tracked:
+            new = [f for f in listing("--others", "--exclude-standard") or [] if f.split("/")[0] in SUITE_DIRS]
+            return sorted({f for f in tracked + new if os.path.isfile(os.path.join(root, f))})
     except OSError:
         pass  # no git on this machine
     files = []

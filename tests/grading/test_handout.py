@@ -131,13 +131,15 @@ class SubmissionGrading(unittest.TestCase):
     def test_solutions_broken_lab_and_edited_test(self):
         tmp = tempfile.mkdtemp(prefix="submission_test_")
         try:
-            # A folder of two submissions, graded with --batch: alice's tree and bob's archive,
-            # which is not an archive at all.
+            # A folder of submissions, graded with --batch: alice's tree, and two files that are
+            # not archives at all (one of them named like alice's folder).
             batch = os.path.join(tmp, "submissions")
             sub = os.path.join(batch, "alice")
             student_regions.copy_tree(ROOT, sub)
             with open(os.path.join(batch, "bob.zip"), "w") as f:
                 f.write("not a zip file\n")
+            with open(os.path.join(batch, "alice.tgz"), "w") as f:  # the same name as alice/
+                f.write("not a tar file either\n")
             # vec_add does not compile ...
             with open(os.path.join(sub, "labs", "vec_add", "vec_add.cu"), "a") as f:
                 f.write("\nthis is not C++;\n")
@@ -156,7 +158,8 @@ class SubmissionGrading(unittest.TestCase):
             self.assertEqual(summary[0], "submission,score,max_score,not_compiling")
             self.assertEqual(summary[1].split(",")[0], "alice")
             self.assertEqual(summary[1].split(",")[3], "vec_add")
-            self.assertEqual(summary[2], "bob,0.0,0.0,unreadable")
+            self.assertEqual(summary[2], "alice.tgz,0.0,0.0,unreadable")
+            self.assertEqual(summary[3], "bob,0.0,0.0,unreadable")
             self.assertIn("bob.zip", run.stderr)
             with open(os.path.join(out, "alice", "results.json")) as f:
                 results = json.load(f)
