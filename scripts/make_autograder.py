@@ -40,10 +40,12 @@ export PATH=/usr/local/cuda/bin:$PATH
 """
 
 RUN = """#!/usr/bin/env bash
-# Grades /autograder/submission; writes /autograder/results/results.json.
+# Grades /autograder/submission; writes /autograder/results/results.json. AUTOGRADER_ROOT moves
+# the /autograder folder (for a trial run elsewhere); arguments go to grade_submission.py.
+AG="${{AUTOGRADER_ROOT:-/autograder}}"
 export PATH=/usr/local/cuda/bin:$PATH
-cd /autograder/source
-python3 scripts/grade_submission.py /autograder/submission --out /autograder/results {labs}
+cd "$AG/source"
+python3 scripts/grade_submission.py "$AG/submission" --out "$AG/results" {labs} "$@"
 """
 
 

@@ -5,7 +5,8 @@
   - grading a submission takes only the student files: the repository's own solutions score
     every test that runs, a lab that does not compile scores 0 without stopping the others,
     and an edited test file changes nothing; a folder of submissions is graded with --batch
-    (an unreadable archive scores 0 and does not stop the others).
+    (an unreadable archive scores 0 and does not stop the others);
+  - the Gradescope bundle, unpacked as Gradescope would, grades a handout with run_autograder.
 Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
 """
 import fnmatch
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -179,6 +181,41 @@ class SubmissionGrading(unittest.TestCase):
             for task in ("vec_add.naive", "vec_add.coarsened", "vec_add.grid_stride", "vec_add.vectorized"):
                 self.assertEqual(tasks[task]["score"], 0.0, task)  # the lab does not compile
             self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class AutograderBundle(unittest.TestCase):
+    def test_bundle_grades_a_handout_as_gradescope_would(self):
+        tmp = tempfile.mkdtemp(prefix="autograder_test_")
+        try:
+            bundle = os.path.join(tmp, "autograder.zip")
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_autograder.py"), "--out", bundle,
+                                  "--labs", "device_query"], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            ag = os.path.join(tmp, "autograder")
+            with zipfile.ZipFile(bundle) as z:
+                names = set(z.namelist())
+                for name in ("setup.sh", "run_autograder"):
+                    self.assertEqual((z.getinfo(name).external_attr >> 16) & 0o111, 0o111, name)  # executable
+                z.extractall(ag)
+            self.assertIn("source/labs/vec_add/vec_add.cu", names)
+            self.assertFalse(any(n.startswith("source/build") or "/.git/" in n for n in names))
+            for name in ("setup.sh", "run_autograder"):
+                os.chmod(os.path.join(ag, name), 0o755)
+            # The submission: the handout as generated, nothing written. Gradescope runs
+            # run_autograder with no arguments; here the build is limited to one architecture.
+            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
+                                  os.path.join(ag, "submission"), "--labs", "device_query"], capture_output=True, text=True)
+            self.assertEqual(gen.returncode, 0, gen.stderr)
+            grade = subprocess.run(["bash", os.path.join(ag, "run_autograder"), f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}",
+                                    "--jobs", JOBS], capture_output=True, text=True, env=dict(os.environ, AUTOGRADER_ROOT=ag))
+            self.assertEqual(grade.returncode, 0, grade.stderr + grade.stdout[-2000:])
+            with open(os.path.join(ag, "results", "results.json")) as f:
+                results = json.load(f)
+            self.assertEqual({t["tags"][0] for t in results["tests"]}, {"device_query"})
+            self.assertEqual(results["extra_data"]["tasks"]["device_query.residency"]["score"], 0.0)
+            self.assertGreater(results["score"], 0.0)  # the tests of code that is not a task still pass
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
