@@ -85,8 +85,7 @@ def task_summary(tests, table):
         mine = [t for t in tests if any(fnmatch.fnmatchcase(t["name"], p) for p in patterns)]
         if mine:
             summary[task] = {"tests": len(mine), "passed": sum(t["status"] == "passed" for t in mine),
-                             "skipped": sum(t["status"] != "passed" and t.get("output", "").startswith("skipped")
-                                            for t in mine),
+                             "skipped": sum(is_skipped(t) for t in mine),
                              "score": round(sum(t["score"] for t in mine), 3),
                              "max_score": round(sum(t["max_score"] for t in mine), 3)}
     return summary
@@ -100,18 +99,26 @@ def print_tasks(tasks):
         print(f"{task:<28} {s['score']:>9.1f} {s['max_score']:>9.1f} {s['passed']:>7} {s.get('skipped', 0):>8} {s['tests']:>7}")
 
 
-def print_labs(tests):
+def is_skipped(test):
+    """A results.json entry for a test that did not run (grade() writes its output as "skipped: ...")."""
+    return test["status"] != "passed" and test.get("output", "").startswith("skipped")
+
+
+def print_labs(tests, notes=None):
+    """The score table per lab of results.json entries; `notes` adds a remark per lab."""
+    notes = notes or {}
     per_lab = {}
     for t in tests:
         s = per_lab.setdefault(t["tags"][0] if t.get("tags") else "other", [0.0, 0.0, 0, 0, 0])
         s[0] += t["score"]
         s[1] += t["max_score"]
-        skipped = t["status"] != "passed" and t.get("output", "").startswith("skipped")
-        s[2 if t["status"] == "passed" else 4 if skipped else 3] += 1
-    print(f"{'lab':<16} {'score':>9} {'max':>9} {'passed':>7} {'failed':>7} {'skipped':>8}")
+        s[2 if t["status"] == "passed" else 4 if is_skipped(t) else 3] += 1
+    note_head = "  note" if notes else ""
+    print(f"{'lab':<16} {'score':>9} {'max':>9} {'passed':>7} {'failed':>7} {'skipped':>8}{note_head}")
     for lab in sorted(per_lab):
         score, max_score, passed, failed, skipped = per_lab[lab]
-        print(f"{lab:<16} {score:>9.1f} {max_score:>9.1f} {passed:>7} {failed:>7} {skipped:>8}")
+        note = f"  {notes[lab]}" if lab in notes else ""
+        print(f"{lab:<16} {score:>9.1f} {max_score:>9.1f} {passed:>7} {failed:>7} {skipped:>8}{note}")
     print(f"{'total':<16} {sum(s[0] for s in per_lab.values()):>9.1f} {sum(s[1] for s in per_lab.values()):>9.1f}")
 
 
@@ -187,7 +194,7 @@ def main():
             fail(3, "ctest wrote no JUnit report")
     elapsed = time.time() - start
 
-    tests, per_lab = [], {}
+    tests = []
     for name, status, output in parse_junit(junit):
         test_label_list = labels.get(name, [])
         lab = lab_of(test_label_list, known_labs, name)
@@ -202,28 +209,21 @@ def main():
         if HIDDEN_LABEL in test_label_list:
             entry["visibility"] = "hidden"
         tests.append(entry)
-        s = per_lab.setdefault(lab, {"score": 0.0, "max": 0.0, "passed": 0, "failed": 0, "skipped": 0})
-        s["score"] += score
-        s["max"] += max_score
-        s[status] += 1
 
+    skipped = sum(is_skipped(t) for t in tests)
     results = {
         "score": round(sum(t["score"] for t in tests), 3),
         "execution_time": round(elapsed, 1),
-        "output": f"{len(tests)} tests; {sum(s['skipped'] for s in per_lab.values())} skipped (not run)",
+        "output": f"{len(tests)} tests; {skipped} skipped (not run)",
         "tests": tests,
-        "extra_data": {"skipped": sum(s["skipped"] for s in per_lab.values()),
+        "extra_data": {"skipped": skipped,
                        "max_score": round(sum(t["max_score"] for t in tests), 3),
                        "tasks": task_summary(tests, table)},
     }
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
 
-    print(f"{'lab':<16} {'score':>9} {'max':>9} {'passed':>7} {'failed':>7} {'skipped':>8}")
-    for lab in sorted(per_lab):
-        s = per_lab[lab]
-        print(f"{lab:<16} {s['score']:>9.1f} {s['max']:>9.1f} {s['passed']:>7} {s['failed']:>7} {s['skipped']:>8}")
-    print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
+    print_labs(tests)
     print_tasks(results["extra_data"]["tasks"])
     print(f"reports: {os.path.abspath(junit)}, {os.path.abspath(os.path.join(args.out, 'results.json'))}")
     return 0

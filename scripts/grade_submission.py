@@ -166,16 +166,7 @@ def grade_one(submission, out, labs, regions, args):
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(results, f, indent=2)
 
-        per_lab = {}
-        for t in results["tests"]:
-            s = per_lab.setdefault(t["tags"][0], [0.0, 0.0])
-            s[0] += t["score"]
-            s[1] += t["max_score"]
-        print(f"{'lab':<16} {'score':>9} {'max':>9}  note")
-        for lab in sorted(per_lab):
-            note = "does not compile" if lab in broken else ""
-            print(f"{lab:<16} {per_lab[lab][0]:>9.1f} {per_lab[lab][1]:>9.1f}  {note}")
-        print(f"{'total':<16} {results['score']:>9.1f} {results['extra_data']['max_score']:>9.1f}")
+        grade.print_labs(results["tests"], {lab: "does not compile" for lab in broken})
         grade.print_tasks(tasks)
         print(f"results: {os.path.abspath(os.path.join(out, 'results.json'))}")
     finally:
