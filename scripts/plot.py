@@ -42,40 +42,33 @@ def ceilings(ax, peak, copy):
     ax.axhline(copy, color="gray", linestyle=":", linewidth=1.5, label=f"measured copy ceiling {copy:.0f} GB/s")
 
 
+def bandwidth_panel(ax, rows, variants, key, peak, copy, title, xlabel):
+    """One lab's GB/s over problem size: a line per variant (CUB dashed), the two ceilings."""
+    for v in variants:
+        x, y = series(rows, v, key=key)
+        ax.plot(x, y, marker="o", markersize=3, label=v, linestyle="--" if v.startswith("cub") else "-")
+    ceilings(ax, peak, copy)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_xscale("log", base=2)
+    ax.set_ylabel("GB/s")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+
+
 def plot_bandwidth(b, gpu, out):
     runs = b["runs"]
     peak = runs["device_query"]["devices"][0]["theoretical_bandwidth_gbps"]
+    va, rg, rd = runs["vec_add_sweep"], runs["rgba_split_sweep"], runs["reduction_sweep"]
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
-    va = runs["vec_add_sweep"]
-    ax = axes[0]
-    for v in ("naive", "coarsened4", "vectorized"):
-        x, y = series(va["sweep"], v)
-        ax.plot(x, y, marker="o", markersize=3, label=v)
-    ceilings(ax, peak, va["copy_ceiling_gbps"])
-    ax.set_title("vec_add: c = a + b (12 bytes per element)")
-    ax.set_xlabel("N (elements)")
-    rg = runs["rgba_split_sweep"]
-    ax = axes[1]
-    for v in ("naive", "uchar4", "x4", "x16"):
-        x, y = series(rg["sweep"], v, key="pixels")
-        ax.plot(x, y, marker="o", markersize=3, label=v)
-    ceilings(ax, peak, rg["copy_gbps"])
-    ax.set_title("rgba_split (8 bytes per pixel)")
-    ax.set_xlabel("pixels")
-    rd = runs["reduction_sweep"]
-    ax = axes[2]
-    for v in ("smem_notes", "multi_element", "single_pass", "cub::DeviceReduce::Sum"):
-        x, y = series(rd["sweep"], v)
-        ax.plot(x, y, marker="o", markersize=3, label=v, linestyle="--" if v.startswith("cub") else "-")
-    ceilings(ax, peak, va["copy_ceiling_gbps"])
-    ax.set_title("reduction: float sum (4 bytes read per element)")
-    ax.set_xlabel("N (elements)")
-    for ax in axes:
-        ax.set_xscale("log", base=2)
-        ax.set_ylabel("GB/s")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left")
+    bandwidth_panel(axes[0], va["sweep"], ("naive", "coarsened4", "vectorized"), "n", peak, va["copy_ceiling_gbps"],
+                    "vec_add: c = a + b (12 bytes per element)", "N (elements)")
+    bandwidth_panel(axes[1], rg["sweep"], ("naive", "uchar4", "x4", "x16"), "pixels", peak, rg["copy_gbps"],
+                    "rgba_split (8 bytes per pixel)", "pixels")
+    bandwidth_panel(axes[2], rd["sweep"], ("smem_notes", "multi_element", "single_pass", "cub::DeviceReduce::Sum"),
+                    "n", peak, va["copy_ceiling_gbps"], "reduction: float sum (4 bytes read per element)",
+                    "N (elements)")
     fig.suptitle(f"Bandwidth over problem size on {gpu} (median of timed launches, L2 flushed)")
     save(fig, out, "bandwidth_vs_n.png")
 

@@ -49,6 +49,38 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// One problem of size n: the inputs, the CPU's answer and how long the CPU took for it.
+template <typename T>
+struct Problem {
+  std::vector<T> a, b, expected;
+  double cpu_ms = 0;
+};
+
+template <typename T>
+Problem<T> make_problem(std::size_t n, std::uint64_t seed) {
+  Problem<T> p{make_input<T>(n, seed), make_input<T>(n, seed + 1), std::vector<T>(n)};
+  const auto t0 = std::chrono::steady_clock::now();
+  vec_add::reference(p.a.data(), p.b.data(), p.expected.data(), n);
+  p.cpu_ms = ms_since(t0);
+  return p;
+}
+
+// One launch of the plan on a poisoned c (an element the kernel skips cannot match), checked
+// against the CPU; a wrong result is reported on stderr.
+template <typename T>
+bool launch_and_check(const vec_add::Plan& plan, const Problem<T>& p, const cudalab::DeviceBuffer<T>& da,
+                      const cudalab::DeviceBuffer<T>& db, cudalab::DeviceBuffer<T>& dc, std::vector<T>& actual) {
+  dc.fill_bytes(0xFF);
+  vec_add::launch(plan, da.data(), db.data(), dc.data());
+  dc.download(actual.data(), actual.size());
+  const cudalab::CheckResult check = cudalab::check_exact(p.expected, actual);
+  if (!check.ok()) {
+    std::fprintf(stderr, "vec_add: variant %s is wrong at N = %zu: %s\n", vec_add::variant_name(plan.variant).c_str(),
+                 actual.size(), check.summary().c_str());
+  }
+  return check.ok();
+}
+
 std::vector<vec_add::Variant> chosen_variants(const Options& o) {
   return cudalab::select_variants(vec_add::all_variants(), vec_add::variant_name, o.variant);
 }
@@ -78,14 +110,9 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
 
-  const std::vector<T> a = make_input<T>(n, o.common.seed);
-  const std::vector<T> b = make_input<T>(n, o.common.seed + 1);
-  std::vector<T> expected(n), actual(n);
-  const auto cpu_t0 = std::chrono::steady_clock::now();
-  vec_add::reference(a.data(), b.data(), expected.data(), n);
-  const double cpu_ms = ms_since(cpu_t0);
-
-  cudalab::DeviceBuffer<T> da(a), db(b), dc(n);
+  const Problem<T> p = make_problem<T>(n, o.common.seed);
+  std::vector<T> actual(n);
+  cudalab::DeviceBuffer<T> da(p.a), db(p.b), dc(n);
 
   report.heading("Launch configuration");
   cudalab::Table launch_table({{"variant", "variant"}, {"blocks", "blocks"}, {"threads", "threads"},
@@ -100,19 +127,11 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
     launch_table.add_row({vec_add::variant_name(v), g.blocks(), g.threads(), g.items_per_thread, g.idle_slots(),
                           Value(g.idle_percent(), 2)});
 
-    dc.fill_bytes(0xFF);  // poison: an element the kernel skips cannot match
-    vec_add::launch(plan, da.data(), db.data(), dc.data());
-    dc.download(actual.data(), n);
-    const cudalab::CheckResult check = cudalab::check_exact(expected, actual);
-    if (!check.ok()) {
-      all_ok = false;
-      std::fprintf(stderr, "vec_add: variant %s is wrong: %s\n", vec_add::variant_name(v).c_str(),
-                   check.summary().c_str());
-    }
     cudalab::VariantResult r;
     r.name = vec_add::variant_name(v);
     r.bytes = bytes;
-    r.correct = check.ok();
+    r.correct = launch_and_check(plan, p, da, db, dc, actual);
+    all_ok = all_ok && r.correct;
     r.timing = bench.run([&] { vec_add::launch(plan, da.data(), db.data(), dc.data()); });
     results.push_back(r);
   }
@@ -128,13 +147,13 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   report.field("best_gbps", "best bandwidth", Value(results[best].gbps(), 0), "GB/s");
   report.field("best_over_copy", "best / copy ceiling", Value(results[best].gbps() / ceiling.gbps, 3));
 
-  const cudalab::Timing e2e = end_to_end(plans[best], a, b, actual, da, db, dc, std::min(o.common.repeat, 5));
+  const cudalab::Timing e2e = end_to_end(plans[best], p.a, p.b, actual, da, db, dc, std::min(o.common.repeat, 5));
   report.heading("Does it pay? (same N, data starting and ending in host memory)");
-  report.field("cpu_ms", "CPU, one core (-O3)", Value(cpu_ms, 3), "ms");
+  report.field("cpu_ms", "CPU, one core (-O3)", Value(p.cpu_ms, 3), "ms");
   report.field("gpu_kernel_ms", "GPU kernel only (" + results[best].name + ")",
                Value(results[best].timing.median_ms, 3), "ms");
   report.field("gpu_end_to_end_ms", "GPU incl. copies (pageable memory)", Value(e2e.median_ms, 3), "ms");
-  report.field("speedup_end_to_end", "CPU time / GPU end-to-end time", Value(cpu_ms / e2e.median_ms, 3), "x");
+  report.field("speedup_end_to_end", "CPU time / GPU end-to-end time", Value(p.cpu_ms / e2e.median_ms, 3), "x");
   return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
@@ -156,24 +175,14 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
                             {"gpu_end_to_end_ms", "GPU end-to-end ms"}});
   bool all_ok = true;
   for (std::size_t n = 1024; n <= max_n; n *= 2) {
-    const std::vector<T> a = make_input<T>(n, o.common.seed);
-    const std::vector<T> b = make_input<T>(n, o.common.seed + 1);
-    std::vector<T> expected(n), actual(n);
-    const auto t0 = std::chrono::steady_clock::now();
-    vec_add::reference(a.data(), b.data(), expected.data(), n);
-    const double cpu_ms = ms_since(t0);
-    cudalab::DeviceBuffer<T> da(a), db(b), dc(n);
+    const Problem<T> p = make_problem<T>(n, o.common.seed);
+    std::vector<T> actual(n);
+    cudalab::DeviceBuffer<T> da(p.a), db(p.b), dc(n);
     double best_ms = 0;
     vec_add::Plan best_plan;
     for (vec_add::Variant v : chosen_variants(o)) {
       const vec_add::Plan plan = vec_add::make_plan(v, n, o.block);
-      dc.fill_bytes(0xFF);
-      vec_add::launch(plan, da.data(), db.data(), dc.data());
-      dc.download(actual.data(), n);
-      if (!cudalab::check_exact(expected, actual).ok()) {
-        all_ok = false;
-        std::fprintf(stderr, "vec_add: variant %s is wrong at N = %zu\n", vec_add::variant_name(v).c_str(), n);
-      }
+      all_ok = launch_and_check(plan, p, da, db, dc, actual) && all_ok;
       const auto t = bench.run([&] { vec_add::launch(plan, da.data(), db.data(), dc.data()); });
       const double g = cudalab::gbps(3.0 * static_cast<double>(n) * sizeof(T), t.median_ms);
       curve.add_row({static_cast<long long>(n), vec_add::variant_name(v), Value(t.median_ms * 1e3, 2), Value(g, 0),
@@ -183,8 +192,8 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
         best_plan = plan;
       }
     }
-    const auto e2e = end_to_end(best_plan, a, b, actual, da, db, dc, 3);
-    crossover.add_row({static_cast<long long>(n), Value(cpu_ms, 4), Value(best_ms, 4), Value(e2e.median_ms, 4)});
+    const auto e2e = end_to_end(best_plan, p.a, p.b, actual, da, db, dc, 3);
+    crossover.add_row({static_cast<long long>(n), Value(p.cpu_ms, 4), Value(best_ms, 4), Value(e2e.median_ms, 4)});
   }
   report.field("copy_ceiling_gbps", "copy ceiling (measured)", Value(ceiling.gbps, 0), "GB/s");
   report.field("peak_gbps", "theoretical peak", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
