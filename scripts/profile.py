@@ -5,6 +5,11 @@ kernel beside the lab's own output.
   scripts/profile.py divergence                  # default arguments for the lab
   scripts/profile.py rgba_split 16384 16384      # your own arguments
   scripts/profile.py reduction 2^24 --variant sequential
+  scripts/profile.py --per-launch occupancy      # one row per launch, with its grid and block
+
+By default a kernel's launches are folded into one row; --per-launch (before the lab's name)
+prints each launch on its own row with its grid, block and dynamic shared memory: the occupancy
+lab launches the same kernel at 12.5% to 100% occupancy, and one mean row hides that.
 
 Metrics: divergence: branch uniformity and threads per instruction; vec_add / rgba_split: DRAM
 throughput and sectors per request; occupancy: achieved vs theoretical occupancy; reduction:
@@ -27,6 +32,8 @@ SMEM_LD_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 SMEM_ST_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 SMEM_LD_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 SMEM_ST_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+# The launch configuration, shown in --per-launch mode.
+LAUNCH = ["launch__grid_size", "launch__block_size", "launch__shared_mem_per_block_dynamic"]
 # Ratios printed instead of their raw counters (name: numerator, denominator, scale).
 # Sectors per request: 32-byte sectors per warp-wide global access (4 when a warp's 4-byte
 # accesses are coalesced, 16 for 16-byte ones, 1 or 2 for 1-byte ones). Shared-memory conflict %:
@@ -57,7 +64,9 @@ SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branc
          SMEM_LD_CONFLICTS: "smem ld conflicts",
          SMEM_ST_CONFLICTS: "smem st conflicts",
          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum": "local ld sectors",
-         "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors"}
+         "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors",
+         "launch__grid_size": "grid", "launch__block_size": "block",
+         "launch__shared_mem_per_block_dynamic": "dyn smem B"}
 
 
 # Averaged over a kernel's launches weighted by each launch's time; counters are plain means.
@@ -90,11 +99,12 @@ def short_kernel(name):
     return name if len(name) <= 40 else name[:37] + "..."
 
 
-def summarize(ncu_csv, metrics):
+def summarize(ncu_csv, metrics, per_launch=False):
     """ncu's --csv --page raw output -> a text table, one row per kernel (None if no kernels).
     Counters are means per launch; percentages and .ratio metrics are weighted by each launch's
     time (so a kernel's tiny last pass does not count as much as its first); RATIOS are computed
-    from the summed counters."""
+    from the summed counters. per_launch: one row per launch instead, named kernel#k for the
+    kernel's k-th launch."""
     lines = [l for l in ncu_csv.splitlines() if l.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     if len(rows) < 3:
@@ -108,9 +118,13 @@ def summarize(ncu_csv, metrics):
         except (ValueError, IndexError):
             return None
 
-    agg = {}
+    agg, seen = {}, {}
     for r in data:
-        entry = agg.setdefault(short_kernel(r[kcol]), {"launches": 0, **{m: 0.0 for m in metrics}})
+        name = short_kernel(r[kcol])
+        if per_launch:
+            seen[name] = seen.get(name, 0) + 1
+            name = f"{name}#{seen[name]}"
+        entry = agg.setdefault(name, {"launches": 0, **{m: 0.0 for m in metrics}})
         entry["launches"] += 1
         t = value(r, TIME) or 0.0
         for m in metrics:
@@ -129,7 +143,7 @@ def summarize(ncu_csv, metrics):
             v = e[m] / e[TIME] if m in WEIGHTED and e[TIME] else e[m] / e["launches"]
             if m == TIME:
                 v /= 1e3  # ns -> us
-            vals.append(f"{v:>18.2f}")
+            vals.append(f"{v:>18.0f}" if m in LAUNCH else f"{v:>18.2f}")
         for num, den, scale in ratios.values():
             vals.append(f"{scale * e[num] / e[den]:>18.2f}" if e[den] else f"{'-':>18}")
         out.append(f"{k:<40} {e['launches']:>8} " + " ".join(vals))
@@ -143,7 +157,15 @@ def main():
     if len(sys.argv) < 2:
         print("profile: error: name a lab (run with --help for usage)", file=sys.stderr)
         return 2
-    lab, lab_args = sys.argv[1], sys.argv[2:]
+    per_launch = sys.argv[1] == "--per-launch"
+    argv = sys.argv[2:] if per_launch else sys.argv[1:]
+    if not argv:
+        print("profile: error: name a lab (run with --help for usage)", file=sys.stderr)
+        return 2
+    lab, lab_args = argv[0], argv[1:]
+    if lab.startswith("-"):
+        print(f"profile: error: unknown option '{lab}' (run with --help for usage)", file=sys.stderr)
+        return 2
     if lab not in METRICS:
         print(f"profile: error: unknown lab '{lab}'; one of {', '.join(sorted(METRICS))}", file=sys.stderr)
         return 2
@@ -163,7 +185,7 @@ def main():
         return 0
     print(f"== ./labs/{lab} {' '.join(args)}")
     print(own.stdout)
-    metrics = [TIME] + METRICS[lab]
+    metrics = [TIME] + (LAUNCH if per_launch else []) + METRICS[lab]
     # One timed launch per variant, no L2 flush kernel in the profile.
     quick = [] if lab == "device_query" else ["--warmup", "0", "--repeat", "1", "--no-l2-flush"]
     cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(metrics), exe] + args + quick
@@ -171,11 +193,12 @@ def main():
     if run.returncode != 0:
         print(f"profile: ncu failed ({run.returncode}): {run.stderr.strip()[-500:]}", file=sys.stderr)
         return 3
-    table = summarize(run.stdout, metrics)
+    table = summarize(run.stdout, metrics, per_launch)
     if table is None:
         print("profile: ncu reported no kernels")
         return 0
-    print(f"== Nsight Compute ({', '.join(metrics)}), mean per launch (percentages and ratios weighted by launch time)")
+    how = "one row per launch" if per_launch else "mean per launch (percentages and ratios weighted by launch time)"
+    print(f"== Nsight Compute ({', '.join(metrics)}), {how}")
     print(table)
     return 0
 

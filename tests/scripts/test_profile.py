@@ -78,6 +78,25 @@ class Summarize(unittest.TestCase):
             m.TIME: 2000, m.DRAM: 33, m.LD_SECTORS: 400, m.LD_REQUESTS: 100, m.ST_SECTORS: 200, m.ST_REQUESTS: 100})])
         self.assertEqual(table_rows(m.summarize(csv_text, metrics))["split_naive"], [1, 2.0, 33.0, 4.0, 2.0])
 
+    def test_per_launch_rows_keep_each_launch_configuration(self):
+        m = profile
+        metrics = [m.TIME] + m.LAUNCH + m.METRICS["occupancy"]
+        achieved, theoretical = m.METRICS["occupancy"][:2]
+        def launch(t_ns, grid, smem, occ, theo, dram):
+            return {m.TIME: t_ns, "launch__grid_size": grid, "launch__block_size": 256,
+                    "launch__shared_mem_per_block_dynamic": smem, achieved: occ, theoretical: theo, m.DRAM: dram}
+        rows_in = [("stream_scale(const float *, float *, unsigned long)", launch(150000, 132, 232448, 12.1, 12.5, 14)),
+                   ("stream_scale(const float *, float *, unsigned long)", launch(30000, 1056, 27648, 97.0, 100.0, 72)),
+                   ("spin(unsigned int)", launch(50000, 1056, 0, 99.0, 100.0, 0))]
+        per_launch = table_rows(m.summarize(ncu_csv(metrics, rows_in), metrics, per_launch=True))
+        # launches, time us, grid, block, dyn smem B, achieved %, theoretical %, DRAM %
+        self.assertEqual(per_launch["stream_scale#1"], [1, 150.0, 132, 256, 232448, 12.1, 12.5, 14.0])
+        self.assertEqual(per_launch["stream_scale#2"], [1, 30.0, 1056, 256, 27648, 97.0, 100.0, 72.0])
+        self.assertEqual(per_launch["spin#1"][:3], [1, 50.0, 1056])
+        folded = table_rows(m.summarize(ncu_csv(metrics, rows_in), metrics))
+        self.assertEqual(sorted(folded), ["spin", "stream_scale"])
+        self.assertEqual(folded["stream_scale"][0], 2)
+
     def test_no_kernels(self):
         self.assertIsNone(profile.summarize("==PROF== no kernels were profiled\n", [profile.TIME]))
 
@@ -103,7 +122,8 @@ class Command(unittest.TestCase):
         return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True, text=True, env=env)
 
     def test_bad_input(self):
-        for args, message in (([], "name a lab"), (["fastest_lab"], "unknown lab"), (["vec_add"], "not found")):
+        for args, message in (([], "name a lab"), (["fastest_lab"], "unknown lab"), (["vec_add"], "not found"),
+                              (["--per-launch"], "name a lab"), (["--per-lunch", "vec_add"], "unknown option")):
             r = self.run_profile(*args)
             self.assertEqual(r.returncode, 2, args)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
@@ -134,6 +154,13 @@ class Command(unittest.TestCase):
             ncu_args = f.read()
         self.assertIn("--clock-control none", ncu_args)
         self.assertIn("2^20 --warmup 0 --repeat 1 --no-l2-flush", ncu_args)
+
+        # --per-launch asks ncu for the launch configuration and prints one row per launch
+        r = self.run_profile("--per-launch", "vec_add", "2^20")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("one row per launch", r.stdout)
+        with open(args_log) as f:
+            self.assertIn("launch__grid_size", f.read())
 
 
 if __name__ == "__main__":
