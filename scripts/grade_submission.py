@@ -7,8 +7,10 @@ SUBMISSION is a folder or an archive (.zip, .tar.gz, .tgz, .tar) holding the stu
 (the handout, edited). Only the files that contain student regions are taken from it -- the
 kernels, never the tests or the build files -- and copied onto a fresh copy of this suite, so
 an edited test changes nothing. Each lab is built on its own: a lab whose student code does
-not compile scores 0 (its tests are reported failed with the compiler's last lines) and the
-other labs are graded as usual, with scripts/grade.py (JUnit, results.json, score table).
+not compile scores 0 and the other labs are graded as usual, with scripts/grade.py (JUnit,
+results.json, score table). The tests of a lab that does not compile are those of the solutions
+(the lab is built once more with the suite's own files to list them), each reported failed
+with the compiler's last lines, so every submission has the same maximum score.
 
   scripts/grade_submission.py --batch submissions/ --out results/   # a folder of submissions
 
@@ -17,8 +19,9 @@ OUT/<name>/ and OUT/summary.csv lists submission, score, max_score and the labs 
 compile; an unreadable archive is reported and scores 0 without stopping the others.
 Options: --labs (default: every lab with student regions), --out, --points, --cmake-args
 (e.g. "-DCMAKE_CUDA_ARCHITECTURES=90" to build for one GPU), --reference RESULTS.json (a
-results.json of the solutions, graded on the same kind of machine: gives a lab that does not
-compile the same tests and maximum score as the solution has), --keep (keep the work folder).
+results.json of the solutions, graded on the same kind of machine: the tests of a lab that does
+not compile are taken from it instead of from a build of the solutions), --keep (keep the work
+folder).
 Exit codes: 0 graded, 2 usage error (unreadable submission, unknown lab), 3 the suite itself
 could not be configured.
 """
@@ -77,6 +80,25 @@ def find_in_submission(sub_root, rel):
         if os.path.isfile(nested):
             return nested
     return None
+
+
+def solution_tests(suite, build, lab, regions, points, jobs):
+    """The tests of `lab` as the solutions have them, as (name, hidden) pairs: the lab's student
+    files are put back to the suite's own and its targets built, so that ctest can list them.
+    None if that build fails too."""
+    for rel, rs in regions.items():
+        if any(r.lab == lab for r in rs):
+            shutil.copy2(os.path.join(ROOT, rel), os.path.join(suite, rel))
+    b = subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", lab, f"{lab}_cpu_test", f"{lab}_gpu_test"],
+                       capture_output=True, text=True)
+    if b.returncode != 0:
+        return None
+    try:
+        labels = grade.test_labels(build)
+    except SystemExit:
+        return None
+    known = set(points.get("labs", {}))
+    return [(name, grade.HIDDEN_LABEL in lbl) for name, lbl in labels.items() if grade.lab_of(lbl, known, name) == lab]
 
 
 def grade_one(submission, out, labs, regions, args):
@@ -146,11 +168,23 @@ def grade_one(submission, out, labs, regions, args):
         with open(args.points) as f:
             points = json.load(f)
         for lab, log in broken.items():
+            output = f"{lab} does not compile:\n{log}"
             ref_tests = reference.get(lab)
+            listed = None if ref_tests else solution_tests(suite, build, lab, regions, points, args.jobs)
             if ref_tests:
                 for t in ref_tests:
-                    results["tests"].append({"name": t["name"], "score": 0.0, "max_score": t["max_score"],
-                                             "status": "failed", "output": f"{lab} does not compile:\n{log}", "tags": [lab]})
+                    entry = {"name": t["name"], "score": 0.0, "max_score": t["max_score"], "status": "failed",
+                             "output": output, "tags": [lab]}
+                    if t.get("visibility"):
+                        entry["visibility"] = t["visibility"]
+                    results["tests"].append(entry)
+            elif listed:
+                for name, hidden in listed:
+                    entry = {"name": name, "score": 0.0, "max_score": grade.points_for(name, lab, points),
+                             "status": "failed", "output": output, "tags": [lab]}
+                    if hidden:
+                        entry["visibility"] = "hidden"
+                    results["tests"].append(entry)
             else:
                 max_score = float(points.get("labs", {}).get(lab, {}).get("build_points", 1))
                 results["tests"].append({"name": f"{lab}: build", "score": 0.0, "max_score": max_score,

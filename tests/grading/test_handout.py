@@ -22,6 +22,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import grade  # noqa: E402
 import student_regions  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
@@ -170,8 +171,19 @@ class SubmissionGrading(unittest.TestCase):
             for t in results["tests"]:
                 by_lab.setdefault(t["tags"][0], []).append(t)
             self.assertEqual(results["extra_data"]["not_compiling"], ["vec_add"])
-            self.assertEqual(sum(t["score"] for t in by_lab["vec_add"]), 0.0)
-            self.assertIn("does not compile", by_lab["vec_add"][0]["output"])
+            # The lab that does not compile has the solutions' tests, every one failed at 0 with
+            # its points-table maximum, so the maximum does not depend on what the student broke.
+            with open(os.path.join(ROOT, "grading", "points.json")) as f:
+                points = json.load(f)
+            vec_add = {t["name"]: t for t in by_lab["vec_add"]}
+            self.assertGreater(len(vec_add), 100)
+            for name in ("VecAddReference.AddsElementwise", "vec_add.smoke.help",
+                         "Variants/VecAddAllSizes.FloatMatchesReference/naive_n1"):
+                self.assertIn(name, vec_add)
+            for t in vec_add.values():
+                self.assertEqual((t["score"], t["status"]), (0.0, "failed"), t["name"])
+                self.assertIn("does not compile", t["output"])
+                self.assertEqual(t["max_score"], grade.points_for(t["name"], "vec_add", points), t["name"])
             for lab in ("device_query",):
                 ran = [t for t in by_lab[lab] if not t["output"].startswith("skipped")]
                 self.assertTrue(ran)
@@ -179,7 +191,8 @@ class SubmissionGrading(unittest.TestCase):
             self.assertNotIn("Edited.AlwaysFails", {t["name"] for t in results["tests"]})
             tasks = results["extra_data"]["tasks"]
             for task in ("vec_add.naive", "vec_add.coarsened", "vec_add.grid_stride", "vec_add.vectorized"):
-                self.assertEqual(tasks[task]["score"], 0.0, task)  # the lab does not compile
+                self.assertEqual(tasks[task]["score"], 0.0, task)  # the lab does not compile ...
+                self.assertGreater(tasks[task]["max_score"], 0.0, task)  # ... and its tasks keep their maximum
             self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
