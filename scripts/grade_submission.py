@@ -83,9 +83,9 @@ def find_in_submission(sub_root, rel):
 
 
 def solution_tests(suite, build, lab, regions, points, jobs):
-    """The tests of `lab` as the solutions have them, as (name, hidden) pairs: the lab's student
-    files are put back to the suite's own and its targets built, so that ctest can list them.
-    None if that build fails too."""
+    """The tests of `lab` as the solutions have them, as (name, max score, visibility or None):
+    the lab's student files are put back to the suite's own and its targets built, so that ctest
+    can list them. None if that build fails too."""
     for rel, rs in regions.items():
         if any(r.lab == lab for r in rs):
             shutil.copy2(os.path.join(ROOT, rel), os.path.join(suite, rel))
@@ -98,7 +98,8 @@ def solution_tests(suite, build, lab, regions, points, jobs):
     except SystemExit:
         return None
     known = set(points.get("labs", {}))
-    return [(name, grade.HIDDEN_LABEL in lbl) for name, lbl in labels.items() if grade.lab_of(lbl, known, name) == lab]
+    return [(name, grade.points_for(name, lab, points), "hidden" if grade.HIDDEN_LABEL in lbl else None)
+            for name, lbl in labels.items() if grade.lab_of(lbl, known, name) == lab]
 
 
 def grade_one(submission, out, labs, regions, args):
@@ -169,26 +170,21 @@ def grade_one(submission, out, labs, regions, args):
             points = json.load(f)
         for lab, log in broken.items():
             output = f"{lab} does not compile:\n{log}"
-            ref_tests = reference.get(lab)
-            listed = None if ref_tests else solution_tests(suite, build, lab, regions, points, args.jobs)
-            if ref_tests:
-                for t in ref_tests:
-                    entry = {"name": t["name"], "score": 0.0, "max_score": t["max_score"], "status": "failed",
+            if reference.get(lab):
+                listed = [(t["name"], t["max_score"], t.get("visibility")) for t in reference[lab]]
+            else:
+                listed = solution_tests(suite, build, lab, regions, points, args.jobs)
+            if listed:
+                for name, max_score, visibility in listed:
+                    entry = {"name": name, "score": 0.0, "max_score": max_score, "status": "failed",
                              "output": output, "tags": [lab]}
-                    if t.get("visibility"):
-                        entry["visibility"] = t["visibility"]
-                    results["tests"].append(entry)
-            elif listed:
-                for name, hidden in listed:
-                    entry = {"name": name, "score": 0.0, "max_score": grade.points_for(name, lab, points),
-                             "status": "failed", "output": output, "tags": [lab]}
-                    if hidden:
-                        entry["visibility"] = "hidden"
+                    if visibility:
+                        entry["visibility"] = visibility
                     results["tests"].append(entry)
             else:
                 max_score = float(points.get("labs", {}).get(lab, {}).get("build_points", 1))
                 results["tests"].append({"name": f"{lab}: build", "score": 0.0, "max_score": max_score,
-                                         "status": "failed", "output": f"{lab} does not compile:\n{log}", "tags": [lab]})
+                                         "status": "failed", "output": output, "tags": [lab]})
         results["score"] = round(sum(t["score"] for t in results["tests"]), 3)
         results["extra_data"]["max_score"] = round(sum(t["max_score"] for t in results["tests"]), 3)
         results["extra_data"]["not_compiling"] = sorted(broken)

@@ -194,6 +194,24 @@ class SubmissionGrading(unittest.TestCase):
                 self.assertEqual(tasks[task]["score"], 0.0, task)  # the lab does not compile ...
                 self.assertGreater(tasks[task]["max_score"], 0.0, task)  # ... and its tasks keep their maximum
             self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
+
+            # With --reference, the tests of a lab that does not compile come from that file
+            # (maxima and visibility as there), not from a build of the solutions.
+            ref = os.path.join(tmp, "reference.json")
+            with open(ref, "w") as f:
+                json.dump({"tests": [{"name": "VecAddX.Visible", "max_score": 2.0, "tags": ["vec_add"]},
+                                     {"name": "VecAddX.Hidden", "max_score": 3.0, "tags": ["vec_add"],
+                                      "visibility": "hidden"}]}, f)
+            out2 = os.path.join(tmp, "out2")
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), sub,
+                                  "--labs", "vec_add", "--reference", ref, "--out", out2,
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
+            with open(os.path.join(out2, "results.json")) as f:
+                tests = json.load(f)["tests"]
+            self.assertEqual([(t["name"], t["score"], t["max_score"], t.get("visibility")) for t in tests],
+                             [("VecAddX.Visible", 0.0, 2.0, None), ("VecAddX.Hidden", 0.0, 3.0, "hidden")])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
