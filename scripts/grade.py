@@ -39,12 +39,12 @@ def fail(code, message):
 
 
 def test_labels(build_dir):
-    """ctest's view of every test: name -> labels."""
+    """ctest's view of every test: name -> labels. Raises RuntimeError if ctest cannot list them."""
     try:
         out = subprocess.run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"],
                              check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
-        fail(3, f"cannot list the tests in {build_dir}: {e}")
+        raise RuntimeError(f"cannot list the tests in {build_dir}: {e}") from e
     labels = {}
     for test in json.loads(out).get("tests", []):
         names = []
@@ -176,7 +176,10 @@ def main():
         fail(2, f"build folder {args.build_dir} does not exist (configure and build first)")
     os.makedirs(args.out, exist_ok=True)
 
-    labels = test_labels(args.build_dir)
+    try:
+        labels = test_labels(args.build_dir)
+    except RuntimeError as e:
+        fail(3, str(e))
     known_labs = set(table.get("labs", {}).keys())
     start = time.time()
     junit = args.junit

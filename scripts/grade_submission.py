@@ -82,6 +82,12 @@ def find_in_submission(sub_root, rel):
     return None
 
 
+def build_lab(build, lab, jobs):
+    """Builds a lab's executable and its test binaries; the finished cmake process."""
+    return subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", lab, f"{lab}_cpu_test", f"{lab}_gpu_test"],
+                          capture_output=True, text=True)
+
+
 def solution_tests(suite, build, lab, regions, points, jobs):
     """The tests of `lab` as the solutions have them, as (name, max score, visibility or None):
     the lab's student files are put back to the suite's own and its targets built, so that ctest
@@ -89,13 +95,11 @@ def solution_tests(suite, build, lab, regions, points, jobs):
     for rel, rs in regions.items():
         if any(r.lab == lab for r in rs):
             shutil.copy2(os.path.join(ROOT, rel), os.path.join(suite, rel))
-    b = subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", lab, f"{lab}_cpu_test", f"{lab}_gpu_test"],
-                       capture_output=True, text=True)
-    if b.returncode != 0:
+    if build_lab(build, lab, jobs).returncode != 0:
         return None
     try:
         labels = grade.test_labels(build)
-    except SystemExit:
+    except RuntimeError:
         return None
     known = set(points.get("labs", {}))
     return [(name, grade.points_for(name, lab, points), "hidden" if grade.HIDDEN_LABEL in lbl else None)
@@ -141,9 +145,7 @@ def grade_one(submission, out, labs, regions, args):
             fail(3, f"the suite's common library does not build: {common.stdout[-400:]}")
         built, broken = [], {}
         for lab in labs:
-            targets = [lab, f"{lab}_cpu_test", f"{lab}_gpu_test"]
-            b = subprocess.run(["cmake", "--build", build, "-j", args.jobs, "--target"] + targets,
-                               capture_output=True, text=True)
+            b = build_lab(build, lab, args.jobs)
             if b.returncode == 0:
                 built.append(lab)
             else:
