@@ -12,6 +12,38 @@
 #
 # The kernel library is what the tests link, so GoogleTest calls exactly the code the
 # executable runs. Smoke tests also check `--help` (exit 0).
+# Every test has a TIMEOUT by its labels (the CUDALAB_TIMEOUT_* cache variables), and every test
+# process starts through CUDALAB_TEST_LAUNCHER when it is set: the grader sets it to a script that
+# runs each test in a sandbox of its own (scripts/labgrade/sandbox.py).
+set(CUDALAB_TIMEOUT_CPU 60 CACHE STRING "Seconds a CPU test may run (ctest TIMEOUT)")
+set(CUDALAB_TIMEOUT_GPU 120 CACHE STRING "Seconds a GPU test may run (ctest TIMEOUT)")
+set(CUDALAB_TIMEOUT_SANITIZE 900 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")
+set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started through (the grader's sandbox)")
+
+# The TIMEOUT for a test with these labels.
+function(cudalab_timeout_for labels out_var)
+  if("sanitize" IN_LIST labels)
+    set(${out_var} ${CUDALAB_TIMEOUT_SANITIZE} PARENT_SCOPE)
+  elseif("gpu" IN_LIST labels)
+    set(${out_var} ${CUDALAB_TIMEOUT_GPU} PARENT_SCOPE)
+  else()
+    set(${out_var} ${CUDALAB_TIMEOUT_CPU} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# A test's LABELS, and its TIMEOUT from them.
+function(cudalab_test_labels test labels)
+  cudalab_timeout_for("${labels}" timeout)
+  set_tests_properties(${test} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
+endfunction()
+
+# Tests start this target through the launcher (ctest prepends a target's emulator).
+function(cudalab_use_launcher target)
+  if(CUDALAB_TEST_LAUNCHER)
+    set_target_properties(${target} PROPERTIES CROSSCOMPILING_EMULATOR "${CUDALAB_TEST_LAUNCHER}")
+  endif()
+endfunction()
+
 function(cudalab_add_lab name)
   cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;SANITIZE_ARGS;LIBS")
 
@@ -26,6 +58,7 @@ function(cudalab_add_lab name)
   target_link_libraries(${name} PRIVATE ${name}_kernels)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/labs)
   cudalab_warnings(${name})
+  cudalab_use_launcher(${name})
 
   set(test_dir ${PROJECT_SOURCE_DIR}/tests/${name})
   if(LAB_CPU_TESTS)
@@ -41,27 +74,29 @@ function(cudalab_add_lab name)
 
   # Smoke tests: the executable as a user runs it.
   add_test(NAME ${name}.smoke.help COMMAND ${name} --help)
-  set_tests_properties(${name}.smoke.help PROPERTIES LABELS "cpu;${name};smoke")
+  cudalab_test_labels(${name}.smoke.help "cpu;${name};smoke")
 
   add_test(NAME ${name}.smoke.run COMMAND ${name} ${LAB_SMOKE_ARGS})
-  set_tests_properties(${name}.smoke.run PROPERTIES LABELS "gpu;${name};smoke" SKIP_RETURN_CODE 77)
+  cudalab_test_labels(${name}.smoke.run "gpu;${name};smoke")
+  set_tests_properties(${name}.smoke.run PROPERTIES SKIP_RETURN_CODE 77)
 
   set(i 0)
   foreach(bad IN LISTS LAB_BAD_ARGS)
     separate_arguments(bad_list UNIX_COMMAND "${bad}")
     add_test(NAME ${name}.smoke.bad_args.${i}
              COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}> "-DARGS=${bad_list}" -DEXPECT=2
-                     -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
-    set_tests_properties(${name}.smoke.bad_args.${i} PROPERTIES LABELS "cpu;${name};smoke")
+                     "-DLAUNCHER=${CUDALAB_TEST_LAUNCHER}" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    cudalab_test_labels(${name}.smoke.bad_args.${i} "cpu;${name};smoke")
     math(EXPR i "${i} + 1")
   endforeach()
   foreach(bad IN LISTS LAB_GPU_BAD_ARGS)
     separate_arguments(bad_list UNIX_COMMAND "${bad}")
     add_test(NAME ${name}.smoke.bad_args.${i}
              COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}> "-DARGS=${bad_list}" -DEXPECT=2
-                     -DALLOW_NO_DEVICE=ON -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
-    set_tests_properties(${name}.smoke.bad_args.${i} PROPERTIES LABELS "gpu;${name};smoke"
-                         SKIP_REGULAR_EXPRESSION "CUDALAB_SKIPPED")
+                     "-DLAUNCHER=${CUDALAB_TEST_LAUNCHER}" -DALLOW_NO_DEVICE=ON
+                     -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    cudalab_test_labels(${name}.smoke.bad_args.${i} "gpu;${name};smoke")
+    set_tests_properties(${name}.smoke.bad_args.${i} PROPERTIES SKIP_REGULAR_EXPRESSION "CUDALAB_SKIPPED")
     math(EXPR i "${i} + 1")
   endforeach()
 
@@ -72,9 +107,10 @@ function(cudalab_add_lab name)
   if(CUDALAB_COMPUTE_SANITIZER)
     foreach(tool memcheck initcheck racecheck synccheck)
       add_test(NAME ${name}.sanitize.${tool}
-               COMMAND ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
+               COMMAND ${CUDALAB_TEST_LAUNCHER} ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
                        $<TARGET_FILE:${name}> ${LAB_SANITIZE_ARGS})
-      set_tests_properties(${name}.sanitize.${tool} PROPERTIES LABELS "gpu;${name};sanitize" SKIP_RETURN_CODE 77)
+      cudalab_test_labels(${name}.sanitize.${tool} "gpu;${name};sanitize")
+      set_tests_properties(${name}.sanitize.${tool} PROPERTIES SKIP_RETURN_CODE 77)
     endforeach()
   endif()
 endfunction()
@@ -88,16 +124,18 @@ function(cudalab_add_gtest target labels)
                                           nlohmann_json::nlohmann_json)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   cudalab_warnings(${target})
+  cudalab_use_launcher(${target})
   gtest_discover_tests(${target}
     DISCOVERY_MODE PRE_TEST
     NO_PRETTY_VALUES
     TEST_LIST ${target}_TESTS)
   # Labels are set by a second include file that ctest reads after the discovered tests exist:
   # gtest_discover_tests' PROPERTIES would split a list of labels into separate arguments.
+  cudalab_timeout_for("${labels}" timeout)
   set(label_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
   file(WRITE ${label_file}
        "foreach(t IN LISTS ${target}_TESTS)\n"
-       "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\")\n"
+       "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\" TIMEOUT ${timeout})\n"
        "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
 endfunction()

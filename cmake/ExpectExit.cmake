@@ -1,6 +1,7 @@
 # ctest helper: run EXE with ARGS (a ;-list) and require exit code EXPECT and exactly one
 # non-empty line on stderr (the project's rule for bad input: one clear line, no spew).
-execute_process(COMMAND ${EXE} ${ARGS}
+# LAUNCHER (optional) is the command the executable is started through (the grader's sandbox).
+execute_process(COMMAND ${LAUNCHER} ${EXE} ${ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 string(STRIP "${err}" err_stripped)
 string(REGEX MATCHALL "\n" newlines "${err_stripped}")

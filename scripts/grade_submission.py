@@ -1,276 +1,221 @@
 #!/usr/bin/env python3
-"""Grade a student submission against a pristine copy of the suite.
+"""Grade student submissions, safely: in sandboxes, within time limits, from a tree that holds no
+solutions (docs/grading-security.md says what a submission cannot do, and why).
 
   scripts/grade_submission.py SUBMISSION [--labs vec_add rgba_split] [--out grading-out]
-
-SUBMISSION is a folder or an archive (.zip, .tar.gz, .tgz, .tar) holding the student's tree
-(the handout, edited). Only the files that contain student regions are taken from it -- the
-kernels, never the tests or the build files -- and copied onto a fresh copy of this suite, so
-an edited test changes nothing. Each lab is built on its own: a lab whose student code does
-not compile scores 0 and the other labs are graded as usual, with scripts/grade.py (JUnit,
-results.json, score table). The tests of a lab that does not compile are those of the solutions
-(the lab is built once more with the suite's own files to list them), each reported failed
-with the compiler's last lines, so every submission has the same maximum score.
-
   scripts/grade_submission.py --batch submissions/ --out results/   # a folder of submissions
 
-With --batch, every entry of the folder (a folder or an archive per student) is graded into
-OUT/<name>/ and OUT/summary.csv lists submission, score, max_score and the labs that do not
-compile; an unreadable archive is reported and scores 0 without stopping the others.
-Options: --labs (default: every lab with student regions), --out, --points, --cmake-args
-(e.g. "-DCMAKE_CUDA_ARCHITECTURES=90" to build for one GPU), --reference RESULTS.json (a
-results.json of the solutions, graded on the same kind of machine: the tests of a lab that does
-not compile are taken from it instead of from a build of the solutions), --keep (keep the work
-folder).
-Exit codes: 0 graded, 2 usage error (unreadable submission, unknown lab), 3 the suite itself
-could not be configured.
-"""
-import json
-import os
-import shutil
-import subprocess
-import sys
-import tarfile
-import tempfile
-import zipfile
+SUBMISSION is a folder or an archive (.zip, .tar.gz, .tgz, .tar) holding the student's tree (the
+handout, edited). From it only the bodies of the student regions are taken: each one is checked
+(it must stay inside its function and bring no preprocessor lines, process-control, file or
+output calls) and spliced into the pristine, solution-free grading tree; anything else the
+student changed is ignored. The feedback says, per region, whether it was taken.
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
+The grading tree is configured, built and listed once per run (the base); that listing fixes the
+tests and their maxima before any student code is built. Per submission only the spliced files
+are rebuilt and each lab's tests run with ctest in a sandbox, each test in a nested sandbox of its
+own. A lab that does not compile, or whose tests pass their limit, scores 0 on each of its tests,
+which keep their maxima.
+
+Writes OUT/results.json (Gradescope format) and OUT/junit-<lab>.xml; with --batch,
+OUT/submissions/<name>/ per entry and OUT/summary.csv (one row per submission, written as each
+finishes; an unreadable archive or a failing submission is recorded and the batch goes on).
+
+Options:
+  --labs L...           labs to grade (default: every lab with student regions)
+  --jobs N              parallel build jobs and tests (default: all cores)
+  --gpus N              --batch: N submissions at once, one GPU each (CUDA_VISIBLE_DEVICES)
+  --index I             --batch: only the I-th entry (sorted), its row in OUT/rows/ (a Slurm array
+                        task: grading/slurm/; scripts/grade_merge.py writes summary.csv)
+  --require-gpu         stop (exit 4) on a node with no usable GPU instead of scoring GPU tests 0
+  --build-timeout S     wall seconds for one build (default 900)
+  --lab-timeout S       wall seconds for one lab's tests (default 600)
+  --submission-timeout S  wall seconds for one whole submission (default 1800)
+  --test-timeout S      seconds for a test without a TIMEOUT of its own
+  --memory-gib G        memory (data segment) per sandboxed process (default 32)
+  --unsafe-no-sandbox   grade without bubblewrap (only for your own, trusted solutions)
+  --cmake-args "..."    extra configure arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=90)
+  --leaderboard         also rank the correct submissions per task by their kernels' bandwidth against
+                        the copy ceiling of the same run: OUT/leaderboard.md and .csv
+  --keep                keep the work folders
+Exit codes: 0 graded, 2 usage error (or an unreadable single submission), 3 the grading tree
+itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possible here and
+--unsafe-no-sandbox was not given.
+"""
+import concurrent.futures
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import script_cli  # noqa: E402
-import grade  # noqa: E402
-import student_regions  # noqa: E402
+from labgrade import grader, leaderboard, results, submission, suite  # noqa: E402
+from labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox  # noqa: E402
 
 
 def fail(code, message):
     script_cli.fail("grade_submission", code, message)
 
 
-class UnreadableSubmission(Exception):
-    pass
-
-
-def unpack(submission, work):
-    if os.path.isdir(submission):
-        return submission
-    dest = os.path.join(work, "submission")
-    os.makedirs(dest)
-    try:
-        if zipfile.is_zipfile(submission):
-            with zipfile.ZipFile(submission) as z:
-                z.extractall(dest)
-        elif tarfile.is_tarfile(submission):
-            with tarfile.open(submission) as t:
-                t.extractall(dest, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(dest)
-        else:
-            raise UnreadableSubmission(f"{submission} is neither a folder nor a .zip/.tar archive")
-    except (OSError, zipfile.BadZipFile, tarfile.TarError) as e:
-        raise UnreadableSubmission(f"cannot unpack {submission}: {e}") from e
-    return dest
-
-
-def find_in_submission(sub_root, rel):
-    """The submitted copy of `rel`: at the same path, or below one top-level folder."""
-    direct = os.path.join(sub_root, rel)
-    if os.path.isfile(direct):
-        return direct
-    entries = [e for e in os.listdir(sub_root) if os.path.isdir(os.path.join(sub_root, e))]
-    if len(entries) == 1:
-        nested = os.path.join(sub_root, entries[0], rel)
-        if os.path.isfile(nested):
-            return nested
-    return None
-
-
-def build_lab(build, lab, jobs):
-    """Builds a lab's executable and its test binaries; the finished cmake process."""
-    return subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", lab, f"{lab}_cpu_test", f"{lab}_gpu_test"],
-                          capture_output=True, text=True)
-
-
-def solution_tests(suite, build, lab, regions, points, jobs):
-    """The tests of `lab` as the solutions have them, as (name, max score, visibility or None):
-    the lab's student files are put back to the suite's own and its targets built, so that ctest
-    can list them. None if that build fails too."""
-    for rel, rs in regions.items():
-        if any(r.lab == lab for r in rs):
-            shutil.copy2(os.path.join(ROOT, rel), os.path.join(suite, rel))
-    if build_lab(build, lab, jobs).returncode != 0:
-        return None
-    try:
-        labels = grade.test_labels(build)
-    except RuntimeError:
-        return None
-    known = set(points.get("labs", {}))
-    return [(name, grade.points_for(name, lab, points), "hidden" if grade.HIDDEN_LABEL in lbl else None)
-            for name, lbl in labels.items() if grade.lab_of(lbl, known, name) == lab]
-
-
-def grade_one(submission, out, labs, regions, args):
-    """Grades one submission into `out`; returns (score, max_score, labs that do not compile)."""
-    work = tempfile.mkdtemp(prefix="grade_submission_")
-    try:
-        sub_root = unpack(submission, work)
-        suite = os.path.join(work, "suite")
-        student_regions.copy_tree(ROOT, suite)
-        taken, missing = [], []
-        for rel, rs in regions.items():
-            if not any(r.lab in labs for r in rs):
-                continue
-            src = find_in_submission(sub_root, rel)
-            if src:
-                shutil.copy2(src, os.path.join(suite, rel))
-                taken.append(rel)
-            else:
-                missing.append(rel)
-        print(f"grade_submission: taken from the submission: {', '.join(taken) or 'nothing'}")
-        if missing:
-            print(f"grade_submission: not in the submission (solution-free handout files used): {', '.join(missing)}")
-            # A file the student did not hand in counts as not done: use the handout's stubs.
-            for rel in missing:
-                with open(os.path.join(suite, rel), encoding="utf-8") as f:
-                    text = f.read()
-                chosen = {r.id for r in regions[rel]}
-                with open(os.path.join(suite, rel), "w", encoding="utf-8") as f:
-                    f.write(student_regions.stub_text(text, regions[rel], chosen))
-
-        build = os.path.join(suite, "build")
-        conf = subprocess.run(["cmake", "-S", suite, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"]
-                              + args.cmake_args.split(), capture_output=True, text=True)
-        if conf.returncode != 0:
-            fail(3, f"the suite does not configure: {conf.stderr.strip()[-400:]}")
-        common = subprocess.run(["cmake", "--build", build, "-j", args.jobs, "--target", "cudalab_common"],
-                                capture_output=True, text=True)
-        if common.returncode != 0:
-            fail(3, f"the suite's common library does not build: {common.stdout[-400:]}")
-        built, broken = [], {}
-        for lab in labs:
-            b = build_lab(build, lab, args.jobs)
-            if b.returncode == 0:
-                built.append(lab)
-            else:
-                errors = [l for l in (b.stdout + b.stderr).splitlines() if "error" in l.lower()]
-                broken[lab] = "\n".join(errors[-15:]) or (b.stdout + b.stderr)[-1500:]
-            print(f"grade_submission: {lab}: {'built' if b.returncode == 0 else 'DOES NOT COMPILE'}")
-
-        os.makedirs(out, exist_ok=True)
-        results = {"score": 0.0, "execution_time": 0.0, "tests": [], "extra_data": {"skipped": 0, "max_score": 0.0}}
-        if built:
-            g = subprocess.run([sys.executable, os.path.join(HERE, "grade.py"), "--build-dir", build, "--out", out,
-                                "--points", args.points, "--labs"] + built + ["--ctest-args", f"-j {args.jobs}"],
-                               capture_output=True, text=True)
-            if g.returncode != 0:
-                fail(3, f"grading failed: {g.stderr.strip()}")
-            with open(os.path.join(out, "results.json")) as f:
-                results = json.load(f)
-        reference = {}
-        if args.reference:
-            with open(args.reference) as f:
-                for t in json.load(f)["tests"]:
-                    reference.setdefault(t["tags"][0] if t.get("tags") else "", []).append(t)
-        with open(args.points) as f:
-            points = json.load(f)
-        for lab, log in broken.items():
-            output = f"{lab} does not compile:\n{log}"
-            if reference.get(lab):
-                listed = [(t["name"], t["max_score"], t.get("visibility")) for t in reference[lab]]
-            else:
-                listed = solution_tests(suite, build, lab, regions, points, args.jobs)
-            if listed:
-                for name, max_score, visibility in listed:
-                    entry = {"name": name, "score": 0.0, "max_score": max_score, "status": "failed",
-                             "output": output, "tags": [lab]}
-                    if visibility:
-                        entry["visibility"] = visibility
-                    results["tests"].append(entry)
-            else:
-                max_score = float(points.get("labs", {}).get(lab, {}).get("build_points", 1))
-                results["tests"].append({"name": f"{lab}: build", "score": 0.0, "max_score": max_score,
-                                         "status": "failed", "output": output, "tags": [lab]})
-        results["score"] = round(sum(t["score"] for t in results["tests"]), 3)
-        results["extra_data"]["max_score"] = round(sum(t["max_score"] for t in results["tests"]), 3)
-        results["extra_data"]["not_compiling"] = sorted(broken)
-        tasks = grade.task_summary(results["tests"], points)
-        for task in points.get("tasks", {}):
-            if task.split(".")[0] in broken and task not in tasks:  # no tests ran: 0 of an unknown maximum
-                tasks[task] = {"tests": 0, "passed": 0, "skipped": 0, "score": 0.0, "max_score": 0.0}
-        results["extra_data"]["tasks"] = tasks
-        with open(os.path.join(out, "results.json"), "w") as f:
-            json.dump(results, f, indent=2)
-
-        grade.print_labs(results["tests"], {lab: "does not compile" for lab in broken})
-        grade.print_tasks(tasks)
-        print(f"results: {os.path.abspath(os.path.join(out, 'results.json'))}")
-    finally:
-        if args.keep:
-            print(f"grade_submission: work folder kept: {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return results["score"], results["extra_data"]["max_score"], sorted(broken)
-
-
-def main():
-    ap = script_cli.Parser(prog="grade_submission", description="Grade a submission on a pristine copy of the suite.")
+def parse_args():
+    ap = script_cli.Parser(prog="grade_submission", description="Grade submissions in sandboxes.")
     ap.add_argument("submission")
     ap.add_argument("--labs", nargs="*", default=[])
     ap.add_argument("--out", default="grading-out")
-    ap.add_argument("--points", default=os.path.join(ROOT, "grading", "points.json"))
+    ap.add_argument("--points", default=os.path.join(suite.ROOT, "grading", "points.json"))
     ap.add_argument("--cmake-args", default="")
-    ap.add_argument("--reference")
     ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--jobs", default=str(os.cpu_count() or 2))
-    ap.add_argument("--batch", action="store_true",
-                    help="SUBMISSION is a folder of submissions (folders or archives), each graded into OUT/<name>/")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--gpus", type=int, default=1)
+    ap.add_argument("--batch", action="store_true")
+    ap.add_argument("--index", type=int, default=None,
+                    help="--batch: grade only this entry (0-based, sorted; one Slurm array task)")
+    ap.add_argument("--require-gpu", action="store_true")
+    ap.add_argument("--build-timeout", type=float, default=900)
+    ap.add_argument("--lab-timeout", type=float, default=600)
+    ap.add_argument("--submission-timeout", type=float, default=1800)
+    ap.add_argument("--test-timeout", type=float, default=None)
+    ap.add_argument("--memory-gib", type=float, default=32)
+    ap.add_argument("--unsafe-no-sandbox", action="store_true")
+    ap.add_argument("--leaderboard", action="store_true")
     args = ap.parse_args()
-    if not os.path.exists(args.submission):
+    for name in ("jobs", "gpus", "build_timeout", "lab_timeout", "submission_timeout", "memory_gib"):
+        if getattr(args, name) <= 0:
+            fail(2, f"--{name.replace('_', '-')} must be positive")
+    if args.test_timeout is not None and args.test_timeout <= 0:
+        fail(2, "--test-timeout must be positive")
+    if not os.path.lexists(args.submission):
         fail(2, f"{args.submission} does not exist")
+    if args.index is not None and (not args.batch or args.index < 0):
+        fail(2, "--index needs --batch and a number >= 0")
     if args.batch and not os.path.isdir(args.submission):
         fail(2, f"--batch needs a folder of submissions, not {args.submission}")
+    return args
 
-    regions = student_regions.find_regions(ROOT)
+
+def report(data, broken):
+    results.print_labs(data["tests"], {lab: "does not compile" for lab in broken})
+    results.print_tasks(data["extra_data"]["tasks"])
+    rejected = {k: v for k, v in data["extra_data"]["regions"].items() if v.startswith("rejected")}
+    for rid, why in sorted(rejected.items()):
+        print(f"grade_submission: region {rid} {why}")
+
+
+def main():
+    args = parse_args()
+    try:
+        points = results.load_points(args.points)
+        regions = suite.find_regions()
+    except ValueError as e:
+        fail(2, str(e))
     labs_with_regions = sorted({r.lab for rs in regions.values() for r in rs})
     labs = args.labs or labs_with_regions
     for lab in labs:
         if lab not in labs_with_regions:
             fail(2, f"unknown lab '{lab}' (labs with student regions: {', '.join(labs_with_regions)})")
+    if args.require_gpu and "device_query" not in labs:
+        labs = labs + ["device_query"]
 
-    if not args.batch:
+    out = os.path.abspath(args.out)
+    subs = os.path.abspath(args.submission)
+    box_limits = BoxLimits(memory_bytes=int(args.memory_gib * GiB))
+    box = None
+    if not args.unsafe_no_sandbox:
+        box, why = Sandbox.find(hidden=[suite.ROOT, subs if args.batch else os.path.dirname(subs), out],
+                                limits=box_limits)
+        if not box:
+            fail(5, f"{why}; refusing to run untrusted code (--unsafe-no-sandbox grades trusted code without one)")
+        print(f"grade_submission: sandbox: bubblewrap, {box.mode}")
+    else:
+        print("grade_submission: NO SANDBOX (--unsafe-no-sandbox): the submission runs with your rights")
+    limits = grader.Limits(args.build_timeout, args.lab_timeout, args.submission_timeout, args.test_timeout)
+    g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
+                      measure=args.leaderboard)
+    try:
+        g.prepare_base()
+        if args.require_gpu:
+            g.require_gpu()
+    except grader.GradingError as e:
+        g.cleanup()
+        fail(grader.EXIT_NO_GPU if args.require_gpu and "GPU" in str(e) else 3, str(e))
+
+    try:
+        if not args.batch:
+            try:
+                data, broken, _ = g.grade_one(subs, out)
+            except submission.Unreadable as e:
+                fail(2, str(e))
+            report(data, broken)
+            print(f"results: {os.path.join(out, 'results.json')}")
+            if args.leaderboard:
+                leaderboard.write({"submission": out}, out)
+            return 0
+        return batch(g, subs, out, args)
+    finally:
+        g.cleanup()
+
+
+def batch(g, folder, out, args):
+    entries = sorted(e for e in os.listdir(folder) if not e.startswith("."))
+    if not entries:
+        fail(2, f"{folder} holds no submissions")
+    os.makedirs(os.path.join(out, "submissions"), exist_ok=True)
+    used = set()
+    named = [(grader.safe_name(e, used), e) for e in entries]
+    if args.index is not None:  # one array task: its own row file; grade_merge.py writes summary.csv
+        if args.index >= len(named):
+            fail(2, f"--index {args.index}: {folder} holds {len(named)} submissions")
+        named = [named[args.index]]
+        os.makedirs(os.path.join(out, "rows"), exist_ok=True)
+        summary = grader.Summary(os.path.join(out, "rows", named[0][0] + ".csv"))
+    else:
+        summary = grader.Summary(os.path.join(out, "summary.csv"))
+    graded = {}
+
+    def one(item, gpu):
+        name, entry = item
+        dest = os.path.join(out, "submissions", name)
+        start = time.time()
+        row = {"submission": name}
+        env = {"CUDA_VISIBLE_DEVICES": str(gpu)} if args.gpus > 1 else None
         try:
-            grade_one(args.submission, args.out, labs, regions, args)
-        except UnreadableSubmission as e:
-            fail(2, str(e))
-        return 0
-    names = sorted(e for e in os.listdir(args.submission) if not e.startswith("."))
-    if not names:
-        fail(2, f"{args.submission} holds no submissions")
-    summary, used = [], set()
-    for entry in names:
-        name = entry
-        for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
-            if name.endswith(ext):
-                name = name[: -len(ext)]
-                break
-        if name in used:  # alice/ and alice.zip: keep both, by their full names
-            name = entry
-        used.add(name)
-        print(f"==== {name}")
-        try:
-            summary.append((name,) + grade_one(os.path.join(args.submission, entry), os.path.join(args.out, name),
-                                               labs, regions, args))
-        except UnreadableSubmission as e:
-            # one unreadable archive does not stop the others; it scores nothing
-            print(f"grade_submission: {e}", file=sys.stderr)
-            summary.append((name, 0.0, 0.0, ["unreadable"]))
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "summary.csv"), "w") as f:
-        f.write("submission,score,max_score,not_compiling\n")
-        for name, score, max_score, broken in summary:
-            f.write(f"{name},{score},{max_score},{' '.join(broken)}\n")
-    print("==== summary")
-    print(f"{'submission':<24} {'score':>9} {'max':>9}  does not compile")
-    for name, score, max_score, broken in summary:
-        print(f"{name:<24} {score:>9.1f} {max_score:>9.1f}  {', '.join(broken)}")
-    print(f"summary: {os.path.abspath(os.path.join(args.out, 'summary.csv'))}")
+            data, broken, outcome = g.grade_one(os.path.join(folder, entry), dest, env)
+            row.update(score=data["score"], max_score=data["extra_data"]["max_score"], status="graded",
+                       not_compiling=" ".join(broken),
+                       regions_rejected=" ".join(k for k, v in outcome.items() if v.startswith("rejected")))
+            graded[name] = dest
+            print(f"==== {name}: {data['score']:.1f} / {data['extra_data']['max_score']:.1f}"
+                  + (f"  (does not compile: {', '.join(broken)})" if broken else ""))
+        except submission.Unreadable as e:
+            row.update(score=0.0, status=f"unreadable: {e}")
+            print(f"==== {name}: unreadable: {e}", file=sys.stderr)
+        except Exception as e:  # noqa: BLE001 -- one submission's failure is recorded, the batch goes on
+            row.update(score=0.0, status=f"error: {type(e).__name__}: {e}")
+            print(f"==== {name}: grading failed: {type(e).__name__}: {e}", file=sys.stderr)
+        row["seconds"] = round(time.time() - start, 1)
+        summary.add(row)
+
+    if args.gpus == 1:
+        for item in named:
+            one(item, 0)
+    else:
+        slots = list(range(args.gpus))
+        import threading
+        lock = threading.Lock()
+
+        def worker(item):
+            with lock:
+                gpu = slots.pop()
+            try:
+                one(item, gpu)
+            finally:
+                with lock:
+                    slots.append(gpu)
+        with concurrent.futures.ThreadPoolExecutor(args.gpus) as pool:
+            list(pool.map(worker, named))
+    print(f"summary: {summary.path}")
+    if args.leaderboard:
+        leaderboard.write(graded, out)
     return 0
 
 

@@ -19,18 +19,11 @@ Exit codes: 0 written, 2 usage error (unknown lab or region, output folder not e
 """
 import argparse
 import os
-import re
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import script_cli  # noqa: E402
-import student_regions  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LEFT_OUT = (re.compile(r"^docs/student-regions\.md$"), re.compile(r"^labs/[^/]+/evidence/"),
-            re.compile(r"^docs/reports/"), re.compile(r"^tests/grading/test_handout\.py$"))
-DETAILS = re.compile(r"\s*<details>.*?</details>", re.S)
+from labgrade import suite  # noqa: E402
 
 
 def fail(message):
@@ -53,41 +46,16 @@ def choose(regions, labs, ids):
     return all_ids
 
 
-def write_handout(root, out, chosen, regions):
-    files = student_regions.tracked_files(root)
-    written = 0
-    for rel in files:
-        if any(p.search(rel) for p in LEFT_OUT):
-            continue
-        src = os.path.join(root, rel)
-        dst = os.path.join(out, rel)
-        os.makedirs(os.path.dirname(dst) or out, exist_ok=True)
-        if rel in regions:
-            with open(src, encoding="utf-8") as f:
-                text = f.read()
-            with open(dst, "w", encoding="utf-8") as f:
-                f.write(student_regions.stub_text(text, regions[rel], chosen))
-        elif rel.startswith("labs/") and rel.endswith("README.md"):
-            with open(src, encoding="utf-8") as f:
-                text = f.read()
-            with open(dst, "w", encoding="utf-8") as f:
-                f.write(DETAILS.sub("", text))
-        else:
-            shutil.copy2(src, dst)
-        written += 1
-    return written
-
-
 def main():
     ap = script_cli.Parser(prog="handout", description="Generate the student handout from the solution repository.")
     ap.add_argument("--out", help="folder to write (must not exist or be empty)")
     ap.add_argument("--labs", nargs="*", default=[], help="only the regions of these labs")
     ap.add_argument("--regions", nargs="*", default=[], help="only these regions (ids like vec_add.naive)")
     ap.add_argument("--list", action="store_true", help="list the regions and exit")
-    ap.add_argument("--root", default=ROOT, help=argparse.SUPPRESS)
+    ap.add_argument("--root", default=suite.ROOT, help=argparse.SUPPRESS)
     args = ap.parse_args()
     try:
-        regions = student_regions.find_regions(args.root)
+        regions = suite.find_regions(args.root)
     except (ValueError, RuntimeError) as e:
         fail(str(e))
     if args.list:
@@ -100,7 +68,7 @@ def main():
     if os.path.exists(args.out) and os.listdir(args.out):
         fail(f"{args.out} exists and is not empty")
     chosen = choose(regions, args.labs, args.regions)
-    n = write_handout(args.root, args.out, chosen, regions)
+    n = suite.write_handout(args.root, args.out, chosen, regions)
     print(f"handout: {n} files written to {args.out}; {len(chosen)} regions turned into tasks: "
           f"{', '.join(sorted(chosen))}")
     return 0

@@ -5,7 +5,10 @@
 # from NVIDIA's repository or the runner image); the script only checks that nvcc exists.
 #
 #   scripts/install-deps.sh            install what is missing
+#   scripts/install-deps.sh --grading  also bubblewrap, the sandbox of scripts/grade_submission.py
+#   scripts/install-deps.sh --slurm    also slurm-wlm and munge (grading/slurm/ and its test)
 #   scripts/install-deps.sh --check    list what is missing, exit 1 if anything is
+# Options combine: .ci/run uses --grading --slurm.
 set -euo pipefail
 
 PACKAGES=(
@@ -22,7 +25,14 @@ PACKAGES=(
 )
 
 check_only=0
-if [[ "${1:-}" == "--check" ]]; then check_only=1; fi
+for arg in "$@"; do
+  case "$arg" in
+    --check) check_only=1 ;;
+    --grading) PACKAGES+=(bubblewrap) ;;
+    --slurm) PACKAGES+=(slurm-wlm munge) ;;
+    *) echo "install-deps: unknown option '$arg' (known: --check --grading --slurm)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

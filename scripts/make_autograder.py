@@ -5,8 +5,10 @@
 
 The zip holds setup.sh (installs the CUDA Toolkit from NVIDIA's Ubuntu repository and the
 suite's packages), run_autograder (grades /autograder/submission with
-scripts/grade_submission.py into /autograder/results/results.json) and the suite itself under
-source/ -- solutions included, so the zip is for instructors only.
+scripts/grade_submission.py into /autograder/results/results.json) and the grading tree under
+source/: the suite with every student region stubbed, so the bundle holds no solution.
+bubblewrap is installed by setup.sh; where Gradescope's container cannot start a sandbox,
+run_autograder grades with --unsafe-no-sandbox (the container is then the only wall).
 
 Gradescope's machines have no GPU: there the CPU tests run and every GPU test is reported as
 skipped (score 0). For full grading, run the same command on a machine with a GPU (the course's
@@ -16,13 +18,14 @@ own, or a CI runner with one):
 import os
 import stat
 import sys
+import tempfile
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import script_cli  # noqa: E402
-import student_regions  # noqa: E402
+from labgrade import suite  # noqa: E402
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope image setup: the CUDA Toolkit (no driver, no GPU) and the suite's packages.
@@ -36,7 +39,7 @@ dpkg -i cuda-keyring_1.1-1_all.deb
 apt-get update -qq
 apt-get install -y -qq cuda-toolkit-13-0
 export PATH=/usr/local/cuda/bin:$PATH
-/autograder/source/scripts/install-deps.sh
+/autograder/source/scripts/install-deps.sh --grading
 """
 
 RUN = """#!/usr/bin/env bash
@@ -45,7 +48,10 @@ RUN = """#!/usr/bin/env bash
 AG="${{AUTOGRADER_ROOT:-/autograder}}"
 export PATH=/usr/local/cuda/bin:$PATH
 cd "$AG/source"
-python3 scripts/grade_submission.py "$AG/submission" --out "$AG/results" {labs} "$@"
+sandbox=""
+python3 -c 'import sys; sys.path.insert(0, "scripts"); from labgrade.sandbox import Sandbox; sys.exit(Sandbox.find()[0] is None)' \
+  || sandbox="--unsafe-no-sandbox"
+python3 scripts/grade_submission.py "$AG/submission" --out "$AG/results" {labs} $sandbox "$@"
 """
 
 
@@ -60,8 +66,12 @@ def main():
             info = zipfile.ZipInfo(name)
             info.external_attr = (stat.S_IFREG | 0o755) << 16
             z.writestr(info, text)
-        for rel in student_regions.tracked_files(ROOT):
-            z.write(os.path.join(ROOT, rel), os.path.join("source", rel))
+        with tempfile.TemporaryDirectory() as tree:
+            suite.write_grading_tree(ROOT, tree)
+            for dirpath, _, names in os.walk(tree):
+                for n in sorted(names):
+                    full = os.path.join(dirpath, n)
+                    z.write(full, os.path.join("source", os.path.relpath(full, tree)))
     print(f"make_autograder: wrote {args.out}")
     return 0
 

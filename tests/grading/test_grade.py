@@ -43,7 +43,7 @@ class GradeFixture(unittest.TestCase):
         self.assertEqual((t["skip_b"]["score"], t["skip_b"]["max_score"]), (0.0, 1.0))
         self.assertEqual((t["pass_b"]["score"], t["pass_b"]["max_score"]), (3.0, 3.0))  # pattern beats lab default
         self.assertEqual(self.results["score"], 5.0)
-        self.assertEqual(self.results["extra_data"]["max_score"], 8.0)
+        self.assertEqual(self.results["extra_data"]["max_score"], 10.0)
 
     def test_skipped_is_not_passed(self):
         skip = self.by_name["skip_b"]
@@ -62,7 +62,7 @@ class GradeFixture(unittest.TestCase):
         r = self.results
         self.assertIsInstance(r["score"], (int, float))
         self.assertIsInstance(r["execution_time"], (int, float))
-        self.assertEqual(len(r["tests"]), 4)
+        self.assertEqual(len(r["tests"]), 5)
         for t in r["tests"]:
             self.assertEqual(set(t) - {"visibility"}, {"name", "score", "max_score", "status", "output", "tags"})
             self.assertIn(t["status"], ("passed", "failed"))
@@ -72,7 +72,13 @@ class GradeFixture(unittest.TestCase):
         self.assertIn("lab_a", self.proc.stdout)
         self.assertIn("total", self.proc.stdout)
         line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a")][0].split()
-        self.assertEqual(line[1:], ["2.0", "4.0", "1", "1", "0"])
+        self.assertEqual(line[1:], ["2.0", "6.0", "1", "2", "0"])
+
+    def test_a_test_past_its_timeout_is_reported_as_timed_out(self):
+        hang = self.by_name["hang_a"]
+        self.assertEqual((hang["status"], hang["score"], hang["max_score"]), ("failed", 0.0, 2.0))
+        self.assertTrue(hang["output"].startswith("failed: timed out after"), hang["output"])
+        self.assertEqual(self.results["extra_data"]["timed_out"], 1)
 
     def test_tasks(self):
         tasks = self.results["extra_data"]["tasks"]
@@ -87,7 +93,7 @@ class GradeFixture(unittest.TestCase):
                               "--points", os.path.join(HERE, "fixture", "points.json")], capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_a ")][0].split()[1:],
-                         ["2.0", "4.0", "1", "1", "0"])
+                         ["2.0", "6.0", "1", "2", "0"])
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b ")][0].split()[1:],
                          ["3.0", "4.0", "1", "0", "1"])
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b.two")][0].split()[1:],
@@ -98,10 +104,10 @@ class GradeFixture(unittest.TestCase):
 
     def test_lab_of_a_test_this_build_does_not_know(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        import grade
-        self.assertEqual(grade.lab_of([], {"vec_add"}, "vec_add.sanitize.memcheck"), "vec_add")
-        self.assertEqual(grade.lab_of([], {"vec_add"}, "Unknown.Test"), "other")
-        self.assertEqual(grade.lab_of(["gpu", "rgba_split"], {"vec_add", "rgba_split"}, "vec_add.x"), "rgba_split")
+        from labgrade import results
+        self.assertEqual(results.lab_of([], {"vec_add"}, "vec_add.sanitize.memcheck"), "vec_add")
+        self.assertEqual(results.lab_of([], {"vec_add"}, "Unknown.Test"), "other")
+        self.assertEqual(results.lab_of(["gpu", "rgba_split"], {"vec_add", "rgba_split"}, "vec_add.x"), "rgba_split")
 
     def test_one_lab(self):
         out = os.path.join(self.tmp, "out_b")

@@ -6,9 +6,11 @@
     every test that runs, a lab that does not compile scores 0 without stopping the others,
     and an edited test file changes nothing; a folder of submissions is graded with --batch
     (an unreadable archive scores 0 and does not stop the others);
-  - the Gradescope bundle, unpacked as Gradescope would, grades a handout with run_autograder.
+  - the Gradescope bundle holds no solution and, unpacked as Gradescope would, grades a handout
+    with run_autograder.
 Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
 """
+import csv
 import fnmatch
 import json
 import os
@@ -22,8 +24,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import grade  # noqa: E402
-import student_regions  # noqa: E402
+from labgrade import regions, results, suite  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 JOBS = str(os.cpu_count() or 2)
@@ -50,7 +51,7 @@ class Handout(unittest.TestCase):
         run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", cls.handout],
                              capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
-        cls.regions = student_regions.find_regions(ROOT)
+        cls.regions = suite.find_regions(ROOT)
 
     @classmethod
     def tearDownClass(cls):
@@ -138,14 +139,18 @@ class SubmissionGrading(unittest.TestCase):
             # not archives at all (one of them named like alice's folder).
             batch = os.path.join(tmp, "submissions")
             sub = os.path.join(batch, "alice")
-            student_regions.copy_tree(ROOT, sub)
+            suite.copy_tree(ROOT, sub)
             with open(os.path.join(batch, "bob.zip"), "w") as f:
                 f.write("not a zip file\n")
             with open(os.path.join(batch, "alice.tgz"), "w") as f:  # the same name as alice/
                 f.write("not a tar file either\n")
-            # vec_add does not compile ...
-            with open(os.path.join(sub, "labs", "vec_add", "vec_add.cu"), "a") as f:
-                f.write("\nthis is not C++;\n")
+            # vec_add does not compile (inside a region: only regions are taken) ...
+            rel = "labs/vec_add/vec_add.cu"
+            with open(os.path.join(sub, rel)) as f:
+                text = f.read()
+            text = regions.rewrite(text, regions.parse(rel, text), {"vec_add.naive": ["  this is not C++;"]})
+            with open(os.path.join(sub, rel), "w") as f:
+                f.write(text)
             # ... and a test is edited to fail: grading must run the original.
             test = os.path.join(sub, "tests", "device_query", "device_query_cpu_test.cpp")
             with open(test, "a") as f:
@@ -156,25 +161,24 @@ class SubmissionGrading(unittest.TestCase):
                                   f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
-            with open(os.path.join(out, "summary.csv")) as f:
-                summary = f.read().splitlines()
-            self.assertEqual(summary[0], "submission,score,max_score,not_compiling")
-            self.assertEqual(summary[1].split(",")[0], "alice")
-            self.assertEqual(summary[1].split(",")[3], "vec_add")
-            self.assertEqual(summary[2], "alice.tgz,0.0,0.0,unreadable")
-            self.assertEqual(summary[3], "bob,0.0,0.0,unreadable")
+            with open(os.path.join(out, "summary.csv"), newline="") as f:
+                summary = list(csv.DictReader(f))
+            self.assertEqual([r["submission"] for r in summary], ["alice", "alice.tgz", "bob"])
+            self.assertEqual(summary[0]["not_compiling"], "vec_add")
+            for row in summary[1:]:
+                self.assertTrue(row["status"].startswith("unreadable"), row)
+                self.assertEqual(float(row["score"]), 0.0)
             self.assertIn("bob.zip", run.stderr)
-            with open(os.path.join(out, "alice", "results.json")) as f:
-                results = json.load(f)
-            self.assertEqual(float(summary[1].split(",")[1]), results["score"])
+            with open(os.path.join(out, "submissions", "alice", "results.json")) as f:
+                data = json.load(f)
+            self.assertEqual(float(summary[0]["score"]), data["score"])
             by_lab = {}
-            for t in results["tests"]:
+            for t in data["tests"]:
                 by_lab.setdefault(t["tags"][0], []).append(t)
-            self.assertEqual(results["extra_data"]["not_compiling"], ["vec_add"])
-            # The lab that does not compile has the solutions' tests, every one failed at 0 with
+            self.assertEqual(data["extra_data"]["not_compiling"], ["vec_add"])
+            # The lab that does not compile has the fixed list's tests, every one failed at 0 with
             # its points-table maximum, so the maximum does not depend on what the student broke.
-            with open(os.path.join(ROOT, "grading", "points.json")) as f:
-                points = json.load(f)
+            points = results.load_points(os.path.join(ROOT, "grading", "points.json"))
             vec_add = {t["name"]: t for t in by_lab["vec_add"]}
             self.assertGreater(len(vec_add), 100)
             for name in ("VecAddReference.AddsElementwise", "vec_add.smoke.help",
@@ -183,35 +187,17 @@ class SubmissionGrading(unittest.TestCase):
             for t in vec_add.values():
                 self.assertEqual((t["score"], t["status"]), (0.0, "failed"), t["name"])
                 self.assertIn("does not compile", t["output"])
-                self.assertEqual(t["max_score"], grade.points_for(t["name"], "vec_add", points), t["name"])
-            for lab in ("device_query",):
-                ran = [t for t in by_lab[lab] if not t["output"].startswith("skipped")]
-                self.assertTrue(ran)
-                self.assertEqual([t["name"] for t in ran if t["score"] < t["max_score"]], [], lab)
-            self.assertNotIn("Edited.AlwaysFails", {t["name"] for t in results["tests"]})
-            tasks = results["extra_data"]["tasks"]
+                self.assertEqual(t["max_score"], results.points_for(t["name"], "vec_add", points), t["name"])
+            ran = [t for t in by_lab["device_query"] if not t["output"].startswith("skipped")]
+            self.assertTrue(ran)
+            self.assertEqual([t["name"] for t in ran if t["score"] < t["max_score"]], [])
+            self.assertNotIn("Edited.AlwaysFails", {t["name"] for t in data["tests"]})
+            tasks = data["extra_data"]["tasks"]
             for task in ("vec_add.naive", "vec_add.coarsened", "vec_add.grid_stride", "vec_add.vectorized"):
                 self.assertEqual(tasks[task]["score"], 0.0, task)  # the lab does not compile ...
                 self.assertGreater(tasks[task]["max_score"], 0.0, task)  # ... and its tasks keep their maximum
             self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
-
-            # With --reference, the tests of a lab that does not compile come from that file
-            # (maxima and visibility as there), not from a build of the solutions.
-            ref = os.path.join(tmp, "reference.json")
-            with open(ref, "w") as f:
-                json.dump({"tests": [{"name": "VecAddX.Visible", "max_score": 2.0, "tags": ["vec_add"]},
-                                     {"name": "VecAddX.Hidden", "max_score": 3.0, "tags": ["vec_add"],
-                                      "visibility": "hidden"}]}, f)
-            out2 = os.path.join(tmp, "out2")
-            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), sub,
-                                  "--labs", "vec_add", "--reference", ref, "--out", out2,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
-                                 capture_output=True, text=True)
-            self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
-            with open(os.path.join(out2, "results.json")) as f:
-                tests = json.load(f)["tests"]
-            self.assertEqual([(t["name"], t["score"], t["max_score"], t.get("visibility")) for t in tests],
-                             [("VecAddX.Visible", 0.0, 2.0, None), ("VecAddX.Hidden", 0.0, 3.0, "hidden")])
+            self.assertEqual(data["extra_data"]["regions"]["vec_add.naive"], "taken")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -231,6 +217,9 @@ class AutograderBundle(unittest.TestCase):
                     self.assertEqual((z.getinfo(name).external_attr >> 16) & 0o111, 0o111, name)  # executable
                 z.extractall(ag)
             self.assertIn("source/labs/vec_add/vec_add.cu", names)
+            with open(os.path.join(ag, "source", "labs", "vec_add", "vec_add.cu")) as f:  # stubs, no solution
+                self.assertIn("// TODO: your code here", f.read())
+            self.assertNotIn("source/tests/grading/test_handout.py", names)
             self.assertFalse(any(n.startswith("source/build") or "/.git/" in n for n in names))
             for name in ("setup.sh", "run_autograder"):
                 os.chmod(os.path.join(ag, name), 0o755)

@@ -1,0 +1,291 @@
+"""Grading submissions: one pristine base build per run, then per submission only its spliced
+region files rebuilt and its labs' tests run, all in sandboxes (docs/grading-security.md).
+
+  base   the grading tree (handout: every region stubbed, no solutions) configured and built once;
+         its ctest listing is the fixed test list (names, labs, maxima) every submission is
+         scored against, taken before any student code is built
+  one    copy the base tree and build, splice the submission's region bodies into the region
+         files, build the labs (ninja recompiles only what the spliced files touch), run each
+         lab's tests, score them against the fixed list
+"""
+import csv
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+
+from . import ctest, leaderboard, regions as regions_mod, results, submission, suite
+from .sandbox import BUILD, OUT, SRC, TOOLS
+
+LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
+NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
+EXIT_NO_GPU = 4
+
+
+class GradingError(Exception):
+    """The suite itself cannot be built or listed (not the submission's fault)."""
+
+
+class Limits:
+    """Wall-clock limits in seconds."""
+
+    def __init__(self, build_s=900, lab_tests_s=600, submission_s=1800, test_s=None):
+        self.build_s, self.lab_tests_s, self.submission_s, self.test_s = build_s, lab_tests_s, submission_s, test_s
+
+
+class Workspace:
+    """Where one tree lives on the host, and how a command reaches it: in the sandbox at /grade/*,
+    or (with no sandbox) at the host paths themselves."""
+
+    def __init__(self, root, box, env=None):
+        self.root, self.box, self.env = root, box, env or {}
+        self.src, self.build, self.out, self.tools = (os.path.join(root, d) for d in ("src", "build", "out", "tools"))
+
+    def path(self, which):
+        if self.box:
+            return {"src": SRC, "build": BUILD, "out": OUT, "tools": TOOLS}[which]
+        return getattr(self, which)
+
+    def wrap(self, build_writable=True, with_out=False):
+        def wrap_cmd(cmd):
+            if not self.box:
+                return cmd
+            return self.box.command(cmd, src=self.src, build=self.build, out=self.out if with_out else None,
+                                    tools=self.tools, build_writable=build_writable, env=self.env)
+        return wrap_cmd
+
+    def runner(self, build_writable=True, with_out=False):
+        return lambda cmd, timeout: self.run(cmd, timeout, build_writable, with_out)
+
+    def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None):
+        return ctest.run_bounded(self.wrap(build_writable, with_out)(cmd), timeout,
+                                 preexec_fn=self.box.preexec if self.box else None, watch=watch)
+
+
+def lab_targets(labs):
+    return [t.format(lab=lab) for lab in labs for t in LAB_TARGETS]
+
+
+def failed_labs(log, labs):
+    """{lab: compiler lines} for the labs with a FAILED step in a `ninja -k 0` log."""
+    broken, block, lab = {}, [], None
+    for line in log.splitlines() + ["FAILED: <end>"]:
+        if line.startswith("FAILED: ") or line.startswith("ninja: "):
+            if lab:
+                broken.setdefault(lab, []).extend(block)
+            lab, block = None, []
+            if line.startswith("FAILED: "):
+                for candidate in labs:
+                    if re.search(rf"(^|[/ ]){candidate}(_kernels|_cpu_test|_gpu_test)?([/. ]|$)", line[8:]) or \
+                            f"/{candidate}/" in line:
+                        lab = candidate
+                        break
+            continue
+        block.append(line)
+    return {lab: "\n".join([l for l in lines if "error" in l.lower()][-15:] or lines[-15:])
+            for lab, lines in broken.items()}
+
+
+class Grader:
+    def __init__(self, points, labs, box, jobs, limits, cmake_args=(), work=None, keep=False, log=print,
+                 measure=False):
+        self.points, self.labs, self.box, self.jobs, self.limits = points, labs, box, jobs, limits
+        self.cmake_args, self.keep, self.log, self.measure = list(cmake_args), keep, log, measure
+        self.work = work or tempfile.mkdtemp(prefix="labgrade_")
+        os.chmod(self.work, 0o711)  # the sandbox's uid passes through to its own folders, lists nothing
+        self.base = None
+        self.regions = {}
+        self.listed = []
+        self.lock = threading.Lock()
+
+    # ---- the base: built once ------------------------------------------------------------
+    def configure_args(self, ws):
+        return ["cmake", "-S", ws.path("src"), "-B", ws.path("build"), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                f"-DCUDALAB_TEST_LAUNCHER={ws.path('tools')}/sandbox-test" if self.box else "-DCUDALAB_TEST_LAUNCHER="
+                ] + self.cmake_args
+
+    def make_tree(self, ws):
+        """A fresh grading tree at ws (source, build folder, tools)."""
+        self.regions = suite.write_grading_tree(suite.ROOT, ws.src)
+        for d in (ws.build, ws.out, ws.tools):
+            os.makedirs(d, exist_ok=True)
+        if self.box:
+            with open(os.path.join(ws.tools, "sandbox-test"), "w") as f:
+                f.write(self.box.launcher_script())
+            os.chmod(os.path.join(ws.tools, "sandbox-test"), 0o755)
+            self.box.prepare_writable(ws.build, ws.out)
+
+    def build(self, ws, labs, timeout):
+        """Configures (if needed) and builds the labs; returns (broken {lab: log}, whole log)."""
+        if not os.path.exists(os.path.join(ws.build, "build.ninja")):
+            conf = ws.run(self.configure_args(ws), timeout)
+            if conf.returncode != 0:
+                raise GradingError(f"the grading tree does not configure: {(conf.stderr or conf.stdout).strip()[-600:]}")
+        b = ws.run(["cmake", "--build", ws.path("build"), "-j", str(self.jobs), "--target"] + lab_targets(labs)
+                   + ["--", "-k", "0"], timeout, watch=(ws.build, self.box.limits.disk_bytes if self.box else None))
+        log = b.stdout + b.stderr
+        if b.timed_out:
+            return {lab: f"the build passed its limit of {timeout:g} s" for lab in labs}, log
+        if b.returncode == 0:
+            return {}, log
+        broken = failed_labs(log, labs)
+        if not broken:  # failed, but on no lab's step: every lab is in doubt
+            broken = {lab: log[-1500:] for lab in labs}
+        return broken, log
+
+    def prepare_base(self):
+        start = time.time()
+        ws = Workspace(os.path.join(self.work, "base"), self.box)
+        self.make_tree(ws)
+        broken, log = self.build(ws, self.labs, self.limits.build_s)
+        if broken:
+            raise GradingError(f"the grading tree (the handout) does not build: {sorted(broken)}\n{log[-1500:]}")
+        try:
+            labels = ctest.list_tests(ws.path("build"), ws.runner(), timeout=self.limits.build_s)
+        except RuntimeError as e:
+            raise GradingError(str(e)) from e
+        self.listed = results.fixed_list(labels, self.points, set(self.labs))
+        self.base = ws
+        self.log(f"grade_submission: base built and listed in {time.time() - start:.0f} s: "
+                 f"{len(self.listed)} tests in {len(self.labs)} labs")
+        return ws
+
+    def require_gpu(self):
+        """Raises GradingError unless the base's device_query finds a usable GPU (in the sandbox)."""
+        exe = os.path.join(self.base.path("build"), "labs", "device_query")
+        if not os.path.exists(os.path.join(self.base.build, "labs", "device_query")):
+            raise GradingError("--require-gpu needs the device_query lab in the build (add it to --labs)")
+        run = self.base.run([exe, "--device", "0"], 120, build_writable=False)
+        if run.returncode != 0:
+            raise GradingError(f"no usable GPU on this node (device_query exit {run.returncode}: "
+                               f"{run.stderr.strip()[-200:]})")
+
+    # ---- one submission --------------------------------------------------------------------
+    def splice(self, files, src):
+        """Writes the spliced region files into src; returns {region id: outcome}."""
+        outcome = {}
+        for rel, rs in self.regions.items():
+            if not any(r.lab in self.labs for r in rs):
+                continue
+            if rel not in files:
+                outcome.update({r.id: f"not taken: {rel} is not in the submission" for r in rs})
+                continue
+            try:
+                text = files[rel].decode("utf-8")
+            except UnicodeDecodeError:
+                outcome.update({r.id: f"not taken: {rel} is not UTF-8 text" for r in rs})
+                continue
+            with open(os.path.join(src, rel), encoding="utf-8") as f:
+                pristine = f.read()
+            spliced, o = regions_mod.splice(pristine, rs, text, rel)
+            outcome.update(o)
+            if spliced != pristine:
+                with open(os.path.join(src, rel), "w", encoding="utf-8") as f:
+                    f.write(spliced)
+        return outcome
+
+    def grade_one(self, path, out, env=None):
+        """Grades the submission at `path` into `out` (results.json, junit per lab, feedback).
+        Raises submission.Unreadable for what cannot be read; everything after that is the
+        submission's own result."""
+        start = time.time()
+        deadline = start + self.limits.submission_s
+        wanted = [rel for rel, rs in self.regions.items() if any(r.lab in self.labs for r in rs)]
+        files = submission.read(path, wanted)
+        scratch = tempfile.mkdtemp(prefix="sub_", dir=self.work)
+        os.chmod(scratch, 0o711)
+        ws = Workspace(scratch, self.box, env)
+        try:
+            if self.box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
+                shutil.copytree(self.base.src, ws.src, symlinks=True)
+                shutil.copytree(self.base.build, ws.build, symlinks=True)
+                shutil.copytree(self.base.tools, ws.tools, symlinks=True)
+                os.makedirs(ws.out)
+            else:
+                self.make_tree(ws)
+            outcome = self.splice(files, ws.src)
+            if self.box:
+                self.box.prepare_writable(ws.build, ws.out)
+            broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())))
+            tests = []
+            for lab in self.labs:
+                listed = [t for t in self.listed if t.lab == lab]
+                if lab in broken:
+                    tests += [t.entry("failed", f"{lab} does not compile:\n{broken[lab]}") for t in listed]
+                    continue
+                remaining = deadline - time.time()
+                if remaining <= 1:
+                    tests += [t.entry("failed", "failed: the submission passed its limit of "
+                                                f"{self.limits.submission_s:g} s") for t in listed]
+                    continue
+                junit = f"junit-{lab}.xml"
+                limit = min(self.limits.lab_tests_s, remaining)
+                run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/{junit}", f"^{lab}$", self.jobs,
+                                                 self.limits.test_s, limit, runner=ws.runner(with_out=True))
+                try:
+                    cases = results.parse_junit(os.path.join(ws.out, junit))
+                except ValueError:
+                    cases = {}
+                missing = (f"failed: {lab}'s tests passed their limit of {limit:g} s" if run.timed_out
+                           else "failed: did not run")
+                tests += results.score(listed, cases, timed_out, missing)
+                if os.path.exists(os.path.join(ws.out, junit)):
+                    os.makedirs(out, exist_ok=True)
+                    shutil.copyfile(os.path.join(ws.out, junit), os.path.join(out, junit))
+            feedback = [f"{rid}: {o}" for rid, o in sorted(outcome.items())]
+            data = results.results_json(tests, self.points, time.time() - start,
+                                        {"not_compiling": sorted(broken), "regions": outcome})
+            if self.measure:
+                built = [lab for lab in self.labs if lab not in broken]
+                data["extra_data"]["leaderboard"] = leaderboard.measure(ws, built, data["extra_data"]["tasks"])
+            data["output"] = "\n".join(feedback + [data["output"]])
+            os.makedirs(out, exist_ok=True)
+            with open(os.path.join(out, "results.json"), "w") as f:
+                json.dump(data, f, indent=2)
+            return data, broken, outcome
+        finally:
+            if self.keep:
+                self.log(f"grade_submission: work folder kept: {scratch}")
+            else:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    def cleanup(self):
+        if not self.keep:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def safe_name(entry, used):
+    """A results-folder name for a batch entry: its base name without the archive suffix, with only
+    [A-Za-z0-9._-], never '.', '..' or a name taken before."""
+    name = entry
+    for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    name = NAME_OK.sub("_", name).lstrip(".") or "submission"
+    if name in used:
+        name = NAME_OK.sub("_", entry).lstrip(".") or "submission"
+    base, k = name, 2
+    while name in used:
+        name, k = f"{base}-{k}", k + 1
+    used.add(name)
+    return name
+
+
+class Summary:
+    """summary.csv, written row by row with the csv module (a name with a comma stays one cell)."""
+
+    FIELDS = ["submission", "score", "max_score", "status", "not_compiling", "regions_rejected", "seconds"]
+
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        with open(path, "w", newline="") as f:
+            csv.writer(f).writerow(self.FIELDS)
+
+    def add(self, row):
+        with self.lock, open(self.path, "a", newline="") as f:
+            csv.writer(f).writerow([row.get(k, "") for k in self.FIELDS])

@@ -1,0 +1,167 @@
+"""Scores: the points table, ctest's JUnit report, Gradescope's results.json and the tables
+printed per lab and per task."""
+import fnmatch
+import json
+import xml.etree.ElementTree as ET
+
+HIDDEN_LABEL = "hidden"  # tests with this ctest label are hidden from students on Gradescope
+NOT_A_LAB = ("cpu", "gpu", "smoke", "sanitize", HIDDEN_LABEL)
+
+
+def load_points(path):
+    """The points table; raises ValueError with a one-line reason."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read points table {path}: {e}") from e
+
+
+def lab_of(labels, known_labs, name=""):
+    if not labels:  # a test this build does not know (a report from another machine): its name
+        prefix = name.split(".")[0]
+        if prefix in known_labs:
+            return prefix
+    for label in labels:
+        if label in known_labs:
+            return label
+    for label in labels:
+        if label not in NOT_A_LAB:
+            return label
+    return "other"
+
+
+def points_for(name, lab, table):
+    for pattern, points in table.get("tests", {}).items():
+        if fnmatch.fnmatchcase(name, pattern):
+            return float(points)
+    lab_entry = table.get("labs", {}).get(lab, {})
+    return float(lab_entry.get("per_test", table.get("default_per_test", 1)))
+
+
+class Listed:
+    """One test of the fixed list: its name, lab, maximum and visibility."""
+
+    def __init__(self, name, lab, max_score, hidden):
+        self.name, self.lab, self.max_score, self.hidden = name, lab, max_score, hidden
+
+    def entry(self, status, output):
+        e = {"name": self.name, "score": self.max_score if status == "passed" else 0.0,
+             "max_score": self.max_score, "status": "passed" if status == "passed" else "failed",
+             "output": "" if status == "passed" else output, "tags": [self.lab]}
+        if self.hidden:
+            e["visibility"] = "hidden"
+        return e
+
+
+def fixed_list(labels, table, labs=None):
+    """[Listed] for ctest's {name: labels}, keeping the labs in `labs` (all when None)."""
+    known = set(table.get("labs", {}))
+    out = []
+    for name, lbl in labels.items():
+        lab = lab_of(lbl, known, name)
+        if labs is None or lab in labs:
+            out.append(Listed(name, lab, points_for(name, lab, table), HIDDEN_LABEL in lbl))
+    return out
+
+
+def parse_junit(path):
+    """{name: (status, output, seconds)} with status passed | failed | skipped. Raises ValueError."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        raise ValueError(f"cannot read JUnit report {path}: {e}") from e
+    cases = {}
+    for case in root.iter("testcase"):
+        name = case.get("name")
+        out = (case.findtext("system-out") or "").strip()
+        try:
+            seconds = float(case.get("time", "0"))
+        except ValueError:
+            seconds = 0.0
+        if case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
+            reason = case.find("skipped").get("message", "") if case.find("skipped") is not None else ""
+            status = "skipped"
+            out = f"skipped: {reason}\n{out}".strip()
+        elif case.find("failure") is not None or case.get("status") == "fail":
+            status = "failed"
+            failure = case.find("failure")
+            message = failure.get("message", "") if failure is not None else ""
+            out = f"{message}\n{out}".strip()
+        else:
+            status = "passed"
+        cases[name] = (status, out[-4000:], seconds)  # keep the end, where failures are printed
+    return cases
+
+
+def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
+    """results.json entries for the fixed list: a test of the list that the report lacks failed;
+    a test of the report that the list lacks is ignored. `timed_out` maps names to their limit."""
+    timed_out = timed_out or {}
+    tests = []
+    for t in listed:
+        status, output, _ = cases.get(t.name, ("failed", missing_output, 0.0))
+        if t.name in timed_out:
+            status, output = "failed", f"failed: timed out after {timed_out[t.name]:g} s\n{output}".strip()
+        tests.append(t.entry(status, output))
+    return tests
+
+
+def is_skipped(test):
+    """A results.json entry for a test that did not run (its output is "skipped: ...")."""
+    return test["status"] != "passed" and test.get("output", "").startswith("skipped")
+
+
+def task_summary(tests, table):
+    """{task id: {"tests", "passed", "skipped", "score", "max_score"}} for every task of the points
+    table's "tasks" section; a task none of `tests` belongs to has 0 of 0."""
+    summary = {}
+    for task, patterns in table.get("tasks", {}).items():
+        mine = [t for t in tests if any(fnmatch.fnmatchcase(t["name"], p) for p in patterns)]
+        summary[task] = {"tests": len(mine), "passed": sum(t["status"] == "passed" for t in mine),
+                         "skipped": sum(is_skipped(t) for t in mine),
+                         "score": round(sum(t["score"] for t in mine), 3),
+                         "max_score": round(sum(t["max_score"] for t in mine), 3)}
+    return summary
+
+
+def results_json(tests, table, elapsed, extra=None):
+    skipped = sum(is_skipped(t) for t in tests)
+    timed_out = sum(t["output"].startswith("failed: timed out") for t in tests)
+    data = {"score": round(sum(t["score"] for t in tests), 3),
+            "execution_time": round(elapsed, 1),
+            "output": f"{len(tests)} tests; {skipped} skipped (not run); {timed_out} timed out",
+            "tests": tests,
+            "extra_data": {"skipped": skipped, "timed_out": timed_out,
+                           "max_score": round(sum(t["max_score"] for t in tests), 3),
+                           "tasks": {k: v for k, v in task_summary(tests, table).items() if v["tests"]}}}
+    data["extra_data"].update(extra or {})
+    return data
+
+
+def print_tasks(tasks):
+    if not tasks:
+        return
+    print(f"{'task':<28} {'score':>9} {'max':>9} {'passed':>7} {'skipped':>8} {'tests':>7}")
+    for task, s in tasks.items():
+        print(f"{task:<28} {s['score']:>9.1f} {s['max_score']:>9.1f} {s['passed']:>7} {s.get('skipped', 0):>8} {s['tests']:>7}")
+
+
+def print_labs(tests, notes=None):
+    """The score table per lab of results.json entries; `notes` adds a remark per lab."""
+    notes = notes or {}
+    per_lab = {}
+    for t in tests:
+        s = per_lab.setdefault(t["tags"][0] if t.get("tags") else "other", [0.0, 0.0, 0, 0, 0])
+        s[0] += t["score"]
+        s[1] += t["max_score"]
+        s[2 if t["status"] == "passed" else 4 if is_skipped(t) else 3] += 1
+    for lab in notes:
+        per_lab.setdefault(lab, [0.0, 0.0, 0, 0, 0])
+    note_head = "  note" if notes else ""
+    print(f"{'lab':<16} {'score':>9} {'max':>9} {'passed':>7} {'failed':>7} {'skipped':>8}{note_head}")
+    for lab in sorted(per_lab):
+        score_, max_score, passed, failed, skipped = per_lab[lab]
+        note = f"  {notes[lab]}" if lab in notes else ""
+        print(f"{lab:<16} {score_:>9.1f} {max_score:>9.1f} {passed:>7} {failed:>7} {skipped:>8}{note}")
+    print(f"{'total':<16} {sum(s[0] for s in per_lab.values()):>9.1f} {sum(s[1] for s in per_lab.values()):>9.1f}")

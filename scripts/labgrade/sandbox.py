@@ -1,0 +1,196 @@
+"""Sandboxes for untrusted builds and tests (docs/grading-security.md), with bubblewrap.
+
+Every command that compiles or runs student code runs in a sandbox that sees:
+  - the system read-only (/usr, /etc, /opt and the folders the toolchain lives in), with the
+    suite's own checkout, the submissions and the results hidden under empty folders;
+  - /grade/src (read-only) and /grade/build, the one submission's scratch folders;
+  - a fresh /dev with only the NVIDIA device nodes added, its own /proc, a small /tmp;
+  - no network, its own PID namespace (every process dies with the sandbox), no environment
+    from the grader but PATH and the CUDA device selection;
+  - limits on CPU time, memory, file size, open files and processes (setrlimit).
+When the grader runs as root, the sandbox drops to uid/gid 65534 (nobody) before entering, so the
+process limit applies and root-only files stay unreadable. Where the kernel refuses an
+unprivileged user namespace it falls back to bwrap's own --unshare-user --uid 65534 as root
+(the process limit then does not apply; the time limits and the PID namespace still end
+everything).
+
+Test processes run one sandbox deeper: ctest (the grader's own code) runs in the outer sandbox
+and writes its report where no test can reach; each test runs through `launcher()`, a nested
+sandbox that sees /grade/src and /grade/build read-only, without the test sources, and not the
+report.
+"""
+import glob
+import os
+import resource
+import shlex
+import shutil
+import subprocess
+
+NOBODY = 65534
+GRADE = "/grade"
+SRC, BUILD, OUT, TOOLS = GRADE + "/src", GRADE + "/build", GRADE + "/out", GRADE + "/tools"
+SYSTEM = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+TOOLS_FOUND = ("cmake", "ctest", "ninja", "nvcc", "python3", "c++", "g++", "compute-sanitizer")
+KEPT_ENV = ("PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDACXX", "LANG")
+GiB = 1 << 30
+
+
+class Limits:
+    """Per-process resource limits inside a sandbox (setrlimit), and the scratch disk cap."""
+
+    def __init__(self, cpu_s=900, memory_bytes=32 * GiB, file_bytes=2 * GiB, processes=512, open_files=4096,
+                 tmp_bytes=4 * GiB, disk_bytes=8 * GiB):
+        self.cpu_s, self.memory_bytes, self.file_bytes = cpu_s, memory_bytes, file_bytes
+        self.processes, self.open_files, self.tmp_bytes, self.disk_bytes = processes, open_files, tmp_bytes, disk_bytes
+
+    def apply(self, processes=True):
+        resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_s, self.cpu_s))
+        # RLIMIT_DATA, not RLIMIT_AS: the CUDA driver reserves far more address space than it uses.
+        resource.setrlimit(resource.RLIMIT_DATA, (self.memory_bytes, self.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_bytes, self.file_bytes))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if processes:
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+
+
+def _open_to_all(path):
+    """Whether every folder on the way to `path` lets any user through (uid 65534 can reach it)."""
+    parts = os.path.realpath(path).split("/")
+    for i in range(2, len(parts) + 1):
+        try:
+            if not os.stat("/".join(parts[:i]) or "/").st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _under(path, top):
+    path, top = os.path.realpath(path), os.path.realpath(top)
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+class Sandbox:
+    """A way to run commands in bubblewrap; `Sandbox.find()` picks the one this machine allows."""
+
+    def __init__(self, bwrap, drop_to_nobody, hidden=(), limits=None):
+        self.bwrap, self.drop_to_nobody = bwrap, drop_to_nobody
+        self.hidden = [os.path.realpath(h) for h in hidden if h]
+        self.limits = limits or Limits()
+
+    @classmethod
+    def find(cls, hidden=(), limits=None):
+        """A working sandbox, or (None, the reason there is none)."""
+        bwrap = shutil.which("bwrap")
+        if not bwrap:
+            return None, "bubblewrap (bwrap) is not installed (scripts/install-deps.sh --grading installs it)"
+        reasons = []
+        modes = [True, False] if os.geteuid() == 0 else [False]
+        for drop in modes:
+            box = cls(bwrap, drop, hidden, limits)
+            with_tmp = __import__("tempfile").mkdtemp(prefix="sandbox_probe_")
+            try:
+                if drop:
+                    os.chown(with_tmp, NOBODY, NOBODY)
+                run = subprocess.run(box.command(["sh", "-c", f"echo ok > {BUILD}/probe"], build=with_tmp),
+                                     preexec_fn=box.preexec, capture_output=True, text=True, timeout=60)
+                if run.returncode == 0 and os.path.exists(os.path.join(with_tmp, "probe")):
+                    return box, None
+                reasons.append(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else f"exit {run.returncode}")
+            except (OSError, subprocess.SubprocessError) as e:
+                reasons.append(str(e))
+            finally:
+                shutil.rmtree(with_tmp, ignore_errors=True)
+        return None, "bubblewrap cannot start a sandbox here: " + "; ".join(reasons)
+
+    @property
+    def mode(self):
+        return "unprivileged (uid 65534 outside and inside)" if self.drop_to_nobody or os.geteuid() != 0 \
+            else "root with a user namespace (uid 65534 inside)"
+
+    def preexec(self):
+        """In the child before bwrap: a session of its own, the limits, and (as root) uid 65534."""
+        os.setsid()
+        enforce_nproc = self.drop_to_nobody or os.geteuid() != 0
+        self.limits.apply(processes=enforce_nproc)
+        if self.drop_to_nobody:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+
+    def system_args(self):
+        """bwrap arguments for the read-only system, devices, /proc and /tmp."""
+        # /tmp first: a fresh tmpfs that hides the host's /tmp (work folders live there), under
+        # which a bwrap unpacked in /tmp can still be bound again below.
+        args, bound = ["--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"], []
+        for d in SYSTEM:
+            if os.path.islink(d):
+                args += ["--symlink", os.readlink(d), d]
+            elif os.path.isdir(d):
+                args += ["--ro-bind", d, d]
+                bound.append(d)
+        for tool in TOOLS_FOUND + (self.bwrap,):
+            exe = shutil.which(tool)
+            if not exe:
+                continue
+            for p in {os.path.dirname(os.path.dirname(exe)), os.path.dirname(os.path.dirname(os.path.realpath(exe)))}:
+                if p in ("/", "", "/tmp", "/home", "/root") or any(_under(p, b) for b in bound):
+                    continue
+                if self.drop_to_nobody and not _open_to_all(p):
+                    continue  # uid 65534 cannot reach it (a toolchain under /root): the system's is used
+                if True:
+                    args += ["--ro-bind", p, p]
+                    bound.append(p)
+        for h in self.hidden:  # the checkout, the submissions, the results: never visible
+            if any(_under(h, b) for b in bound) and os.path.isdir(h):
+                args += ["--tmpfs", h]
+        args += ["--ro-bind-try", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev"]
+        for node in sorted(glob.glob("/dev/nvidia*")):
+            args += ["--dev-bind", node, node]
+        return args
+
+    def env_args(self, env=None):
+        args = ["--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
+        values = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+        values.update(env or {})
+        for k, v in values.items():
+            args += ["--setenv", k, v]
+        return args
+
+    def command(self, cmd, src=None, build=None, out=None, tools=None, build_writable=True, chdir=None, env=None):
+        """The bwrap command line that runs `cmd` with the given host folders at /grade/*."""
+        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
+        if os.geteuid() == 0 and not self.drop_to_nobody:
+            args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        args += self.system_args() + ["--dir", GRADE]
+        if src:
+            args += ["--ro-bind", src, SRC]
+        if build:
+            args += ["--bind" if build_writable else "--ro-bind", build, BUILD]
+        if out:
+            args += ["--bind", out, OUT]
+        if tools:
+            args += ["--ro-bind", tools, TOOLS]
+        args += self.env_args(env) + ["--chdir", chdir or (BUILD if build else GRADE), "--remount-ro", "/"]
+        return args + ["--"] + list(cmd)
+
+    def launcher_script(self):
+        """The nested sandbox each test runs in (a shell script to pass as CUDALAB_TEST_LAUNCHER):
+        the system as outside, /grade/src and /grade/build read-only, no test sources, no report."""
+        inner = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
+        inner += [a for a in self.system_args()]
+        inner += ["--dir", GRADE, "--ro-bind", SRC, SRC, "--tmpfs", SRC + "/tests", "--ro-bind", BUILD, BUILD,
+                  "--chdir", '"$PWD"', "--remount-ro", "/"]
+        quoted = " ".join(a if a == '"$PWD"' else shlex.quote(a) for a in inner)
+        return "#!/bin/sh\n# Runs one test in its own sandbox (see labgrade/sandbox.py).\nexec " + quoted + ' -- "$@"\n'
+
+    def prepare_writable(self, *paths):
+        """Hands folders the sandbox must write to over to uid 65534 (when it drops to it)."""
+        if not self.drop_to_nobody:
+            return
+        for top in paths:
+            for dirpath, dirnames, filenames in os.walk(top):
+                os.lchown(dirpath, NOBODY, NOBODY)
+                for n in dirnames + filenames:
+                    os.lchown(os.path.join(dirpath, n), NOBODY, NOBODY)

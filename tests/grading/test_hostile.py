@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""The grader against hostile submissions (docs/grading-security.md), on the CPU:
+  - region bodies that try to leave their function, the harness or the sandbox are refused;
+  - archives and folders that are corrupt, encrypted, oversized, linked outside or full of
+    Finder litter are read safely (or called unreadable, for that submission only);
+  - the sandbox hides the suite, writes nowhere but its scratch folder, has no network, ends
+    every process it started, and holds its limits on time, memory, file size, processes, disk;
+  - a batch of hostile submissions and the handout, graded end to end in sandboxes: none earns a
+    point on a task, a never-ending one only times out its own tests, and summary.csv survives a
+    submission named like it.
+Exit 77 (reported by ctest as skipped) where no sandbox can start; CUDALAB_REQUIRE_SANDBOX=1 makes
+that a failure instead. Builds use one GPU architecture (CUDALAB_HANDOUT_ARCH, default 75-real).
+"""
+import csv
+import fnmatch
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unittest
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
+from labgrade import ctest, regions, submission, suite  # noqa: E402
+from labgrade.sandbox import BUILD, Limits, Sandbox  # noqa: E402
+import hostile  # noqa: E402
+
+ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
+JOBS = str(os.cpu_count() or 2)
+WANTED = ["labs/vec_add/vec_add.cu", "labs/device_query/device_query.cu"]
+
+
+class RegionBodies(unittest.TestCase):
+    def test_every_rejected_attack_is_refused_with_a_reason(self):
+        for name, ((_, _), body, expect) in hostile.ATTACKS.items():
+            problems = regions.check_body(body.split("\n"))
+            if expect == "rejected":
+                self.assertTrue(problems, name)
+            else:
+                self.assertEqual(problems, [], name)
+
+    def test_every_solution_is_accepted(self):
+        for rs in suite.find_regions().values():
+            for r in rs:
+                self.assertEqual(regions.check_body(r.solution), [], r.id)
+
+    def test_splice_takes_only_region_bodies(self):
+        pristine = "int f() {\n  // STUDENT-BEGIN(x.a): t\n  // TASK: t\n  // HINT: h\n  return 0;\n  // STUDENT-END(x.a)\n}\n"
+        rs = regions.parse("f.cpp", pristine)
+        student = pristine.replace("return 0;", "return 42;").replace("int f()", "int f_renamed()") + "int extra;\n"
+        text, outcome = regions.splice(pristine, rs, student, "f.cpp")
+        self.assertEqual(outcome, {"x.a": "taken"})
+        self.assertIn("return 42;", text)
+        self.assertIn("int f() {", text)          # outside the region: the pristine file's
+        self.assertNotIn("extra", text)
+        bad = pristine.replace("return 0;", "return 0;\n}\nint g() {")
+        text, outcome = regions.splice(pristine, rs, bad, "f.cpp")
+        self.assertTrue(outcome["x.a"].startswith("rejected"), outcome)
+        self.assertEqual(text, pristine)
+        text, outcome = regions.splice(pristine, rs, "no markers at all", "f.cpp")
+        self.assertTrue(outcome["x.a"].startswith("not taken"), outcome)
+
+
+class Archives(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="hostile_archives_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def test_finder_litter_backslashes_and_depth(self):
+        with zipfile.ZipFile(self.path("mac.zip"), "w") as z:
+            z.writestr("__MACOSX/hw/labs/vec_add/._vec_add.cu", b"resource fork")
+            z.writestr("hw/.DS_Store", b"x")
+            z.writestr("hw/labs/vec_add/vec_add.cu", b"mine")
+            z.writestr("deep\\er\\device_query.cu", b"windows")
+        got = submission.read(self.path("mac.zip"), WANTED)
+        self.assertEqual(got, {"labs/vec_add/vec_add.cu": b"mine", "labs/device_query/device_query.cu": b"windows"})
+
+    def test_a_name_found_twice_by_its_file_name_alone_is_not_guessed(self):
+        with zipfile.ZipFile(self.path("two.zip"), "w") as z:
+            z.writestr("a/vec_add.cu", b"1")
+            z.writestr("b/vec_add.cu", b"2")
+        self.assertEqual(submission.read(self.path("two.zip"), WANTED), {})
+
+    def test_symlinks_are_not_followed(self):
+        info = zipfile.ZipInfo("labs/vec_add/vec_add.cu")
+        info.external_attr = (0o120777 << 16)  # a symbolic link entry
+        with zipfile.ZipFile(self.path("link.zip"), "w") as z:
+            z.writestr(info, "/work/main/labs/vec_add/vec_add.cu")
+        self.assertEqual(submission.read(self.path("link.zip"), WANTED), {})
+        with tarfile.open(self.path("link.tar"), "w") as t:
+            m = tarfile.TarInfo("labs/vec_add/vec_add.cu")
+            m.type, m.linkname = tarfile.SYMTYPE, os.path.join(ROOT, "labs/vec_add/vec_add.cu")
+            t.addfile(m)
+        self.assertEqual(submission.read(self.path("link.tar"), WANTED), {})
+        folder = self.path("folder")
+        os.makedirs(os.path.join(folder, "labs", "vec_add"))
+        os.symlink(os.path.join(ROOT, "labs", "vec_add", "vec_add.cu"), os.path.join(folder, "labs", "vec_add", "vec_add.cu"))
+        self.assertEqual(submission.read(folder, WANTED), {})
+
+    def test_unreadable_archives(self):
+        with zipfile.ZipFile(self.path("enc.zip"), "w") as z:
+            z.writestr("labs/vec_add/vec_add.cu", b"secret")
+        data = bytearray(open(self.path("enc.zip"), "rb").read())
+        for sig in (b"PK\x03\x04", b"PK\x01\x02"):  # set the 'encrypted' flag in both headers
+            i = data.find(sig)
+            off = 6 if sig == b"PK\x03\x04" else 8
+            data[i + off] |= 1
+        open(self.path("enc.zip"), "wb").write(bytes(data))
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as t:
+            payload = os.urandom(200000)
+            m = tarfile.TarInfo("labs/vec_add/vec_add.cu")
+            m.size = len(payload)
+            t.addfile(m, io.BytesIO(payload))
+        open(self.path("trunc.tar.gz"), "wb").write(buf.getvalue()[: len(buf.getvalue()) // 2])
+        with zipfile.ZipFile(self.path("deflate.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("labs/vec_add/vec_add.cu", b"int x;\n" * 5000)
+        data = bytearray(open(self.path("deflate.zip"), "rb").read())
+        for k in range(60, 120):
+            data[k] ^= 0x5A  # corrupt the compressed stream
+        open(self.path("deflate.zip"), "wb").write(bytes(data))
+        with zipfile.ZipFile(self.path("bomb.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("labs/vec_add/vec_add.cu", b"\0" * (64 << 20))  # 64 MB of zeros, 64 KB zipped
+        open(self.path("text.zip"), "w").write("not an archive")
+        for name in ("enc.zip", "trunc.tar.gz", "deflate.zip", "bomb.zip", "text.zip"):
+            with self.assertRaises(submission.Unreadable, msg=name):
+                submission.read(self.path(name), WANTED)
+
+
+class SandboxWalls(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hostile_sandbox_")
+        os.chmod(cls.tmp, 0o711)
+        cls.secret = os.path.join(cls.tmp, "results")
+        os.makedirs(cls.secret)
+        limits = Limits(cpu_s=20, memory_bytes=512 << 20, file_bytes=1 << 20, processes=64, disk_bytes=8 << 20)
+        cls.box, why = Sandbox.find(hidden=[ROOT, cls.secret], limits=limits)
+        assert cls.box, why
+        cls.build = os.path.join(cls.tmp, "build")
+        os.makedirs(cls.build)
+        cls.box.prepare_writable(cls.build)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def run_in(self, script, timeout=30, watch=None):
+        cmd = self.box.command(["python3", "-c", script], build=self.build)
+        return ctest.run_bounded(cmd, timeout, preexec_fn=self.box.preexec, watch=watch)
+
+    def test_the_suite_and_results_are_not_visible(self):
+        r = self.run_in(f"import os; print(os.path.exists({os.path.join(ROOT, 'labs')!r}), "
+                        f"os.path.exists({self.secret!r}) and os.listdir({self.secret!r}))")
+        self.assertEqual(r.stdout.split(), ["False", "False"], r.stderr)
+
+    def test_writes_stay_in_the_scratch_folder(self):
+        r = self.run_in("import os\n"
+                        "for p in ['/usr/owned', '/etc/owned', '/grade/owned']:\n"
+                        "    try:\n        open(p, 'w'); print('wrote', p)\n"
+                        "    except OSError as e: print('refused', e.errno)\n"
+                        f"open('{BUILD}/mine', 'w').write('ok')")
+        self.assertNotIn("wrote", r.stdout, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.build, "mine")), r.stderr)
+
+    def test_no_network(self):
+        r = self.run_in("import socket\ns = socket.socket()\ns.settimeout(3)\n"
+                        "try:\n    s.connect(('1.1.1.1', 53)); print('connected')\n"
+                        "except OSError as e: print('refused', e.errno)")
+        self.assertIn("refused", r.stdout, r.stderr)
+
+    def test_no_process_outlives_the_sandbox(self):
+        marker = f"sleep {700 + os.getpid() % 97}"
+        r = self.run_in(f"import subprocess, os; subprocess.Popen(['sh', '-c', 'exec {marker}'], start_new_session=True); print('left')")
+        self.assertIn("left", r.stdout, r.stderr)
+        time.sleep(1)
+        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+        self.assertNotIn(marker, ps)
+
+    def test_limits(self):
+        r = self.run_in("b = bytearray(1 << 30)")  # 1 GiB against 512 MiB
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("MemoryError", r.stderr)
+        r = self.run_in(f"open('{BUILD}/big', 'wb').write(b'x' * (4 << 20))")  # 4 MiB against 1 MiB
+        self.assertNotEqual(r.returncode, 0)
+        r = self.run_in("import os, time\nn = 0\ntry:\n    while n < 500:\n        if os.fork() == 0:\n"
+                        "            time.sleep(5)\n            os._exit(0)\n        n += 1\n"
+                        "except OSError:\n    print('stopped at', n)")
+        self.assertIn("stopped at", r.stdout, r.stderr)
+        start = time.time()
+        r = self.run_in("while True: pass", timeout=3)
+        self.assertTrue(r.timed_out)
+        self.assertLess(time.time() - start, 10)
+        r = self.run_in(f"import os\nfor k in range(100): open(f'{BUILD}/f{{k}}', 'wb').write(b'x' * 1000000)\n"
+                        "import time; time.sleep(30)", timeout=60, watch=(self.build, 8 << 20))
+        self.assertTrue(r.over_disk, r.stderr)
+
+
+class HostileBatch(unittest.TestCase):
+    def test_batch(self):
+        tmp = tempfile.mkdtemp(prefix="hostile_batch_")
+        try:
+            handout = os.path.join(tmp, "handout")
+            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", handout,
+                                  "--labs", "device_query", "vec_add"], capture_output=True, text=True)
+            self.assertEqual(gen.returncode, 0, gen.stderr)
+            batch = os.path.join(tmp, "subs")
+            os.makedirs(batch)
+            shutil.copytree(handout, os.path.join(batch, "handout"))
+            found = suite.find_regions(handout)
+            for name, ((rel, rid), body, _) in hostile.ATTACKS.items():
+                if name not in ("exit_early", "close_the_function", "host_loop_forever"):
+                    continue  # the others are refused by the same check (RegionBodies)
+                with open(os.path.join(handout, rel), encoding="utf-8") as f:
+                    text = f.read()
+                text = regions.rewrite(text, found[rel], {rid: body.split("\n")})
+                # host code outside the region does the work: never taken
+                text = text.replace("ResidencyReport r{};", "ResidencyReport r{}; r.resident_blocks = 8;")
+                with zipfile.ZipFile(os.path.join(batch, f"{name}.zip"), "w") as z:
+                    z.writestr(f"{name}/{rel}", text)
+                    z.writestr(f"{name}/tests/device_query/extra_test.cpp", "TEST(Added, Passes) {}\n")
+            with zipfile.ZipFile(os.path.join(batch, "summary.csv"), "w") as z:  # named like the summary
+                z.writestr("x.txt", "x")
+            out = os.path.join(tmp, "out")
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
+                                  "--labs", "device_query", "vec_add", "--out", out, "--jobs", JOBS,
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=4"],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-3000:])
+            with open(os.path.join(out, "summary.csv"), newline="") as f:
+                rows = {r["submission"]: r for r in csv.DictReader(f)}
+            self.assertEqual(sorted(rows), ["close_the_function", "exit_early", "handout", "host_loop_forever", "summary.csv"])
+            self.assertEqual(rows["summary.csv"]["status"], "graded")  # no regions in it: the stubs
+            for name, row in rows.items():
+                with open(os.path.join(out, "submissions", name, "results.json")) as f:
+                    data = json.load(f)
+                tasks = data["extra_data"]["tasks"]
+                self.assertEqual([t for t, s in tasks.items() if s["score"] > 0], [], name)
+                self.assertNotIn("Added.Passes", {t["name"] for t in data["tests"]}, name)
+                self.assertEqual(float(row["max_score"]), data["extra_data"]["max_score"], name)
+            maxima = {row["max_score"] for row in rows.values()}
+            self.assertEqual(len(maxima), 1, maxima)  # the same maximum for every submission
+            self.assertEqual(rows["exit_early"]["regions_rejected"], "device_query.residency")
+            self.assertEqual(rows["close_the_function"]["regions_rejected"], "device_query.residency")
+            with open(os.path.join(out, "submissions", "host_loop_forever", "results.json")) as f:
+                data = json.load(f)
+            timed = [t["name"] for t in data["tests"] if t["output"].startswith("failed: timed out")]
+            with open(os.path.join(ROOT, "grading", "points.json")) as f:
+                residency = json.load(f)["tasks"]["device_query.residency"]
+            self.assertTrue(timed, "no test timed out")
+            self.assertEqual([n for n in timed if not any(fnmatch.fnmatchcase(n, p) for p in residency)], [])
+            vec_add_passed = [t for t in data["tests"] if t["tags"] == ["vec_add"] and t["status"] == "passed"]
+            self.assertTrue(vec_add_passed)  # the other lab of that submission was graded as usual
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    box, why = Sandbox.find()
+    if not box:
+        if os.environ.get("CUDALAB_REQUIRE_SANDBOX") == "1":
+            print(f"no sandbox: {why}")
+            sys.exit(1)
+        print(f"CUDALAB_SKIPPED: no sandbox can start here: {why}")
+        sys.exit(77)
+    unittest.main()
