@@ -119,7 +119,7 @@ class Sandbox:
             os.setgid(NOBODY)
             os.setuid(NOBODY)
 
-    def system_args(self):
+    def system_args(self, shared_proc=False):
         """bwrap arguments for the read-only system, devices, /proc and /tmp."""
         # /tmp first: a fresh tmpfs that hides the host's /tmp (work folders live there), under
         # which a bwrap unpacked in /tmp can still be bound again below.
@@ -145,7 +145,9 @@ class Sandbox:
         for h in self.hidden:  # the checkout, the submissions, the results: never visible
             if any(_under(h, b) for b in bound) and os.path.isdir(h):
                 args += ["--tmpfs", h]
-        args += ["--ro-bind-try", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev"]
+        args += ["--ro-bind-try", "/sys", "/sys"]
+        args += ["--ro-bind", "/proc", "/proc"] if shared_proc else ["--proc", "/proc"]
+        args += ["--dev", "/dev"]
         for node in sorted(glob.glob("/dev/nvidia*")):
             args += ["--dev-bind", node, node]
         return args
@@ -179,7 +181,15 @@ class Sandbox:
         """The nested sandbox each test runs in (a shell script to pass as CUDALAB_TEST_LAUNCHER):
         the system as outside, /grade/src and /grade/build read-only, no test sources, no report."""
         inner = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
-        inner += [a for a in self.system_args()]
+        system = self.system_args()
+        if os.geteuid() == 0 and not self.drop_to_nobody:
+            # As root, bwrap leaves parts of the outer /proc read-only, and the kernel then refuses
+            # a fresh /proc one level down: the test shares ctest's PID namespace (it still cannot
+            # trace or read ctest, which lives in the parent user namespace) and sees /proc read-only.
+            inner = [self.bwrap, "--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts",
+                     "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+            system = self.system_args(shared_proc=True)
+        inner += system
         inner += ["--dir", GRADE, "--ro-bind", SRC, SRC, "--tmpfs", SRC + "/tests", "--ro-bind", BUILD, BUILD,
                   "--chdir", '"$PWD"', "--remount-ro", "/"]
         quoted = " ".join(a if a == '"$PWD"' else shlex.quote(a) for a in inner)
