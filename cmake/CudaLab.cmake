@@ -127,6 +127,7 @@ function(cudalab_add_gtest target labels)
   cudalab_use_launcher(${target})
   gtest_discover_tests(${target}
     DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60  # listing runs through the grader's sandbox too; 5 s (the default) is tight
     NO_PRETTY_VALUES
     TEST_LIST ${target}_TESTS)
   # Labels are set by a second include file that ctest reads after the discovered tests exist:

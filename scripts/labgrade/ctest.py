@@ -18,7 +18,7 @@ def list_tests(build_dir, runner=None, timeout=300):
     except OSError as e:
         raise RuntimeError(f"cannot run ctest: {e}") from e
     if proc.returncode != 0:
-        raise RuntimeError(f"cannot list the tests in {build_dir}: {(proc.stderr or proc.stdout).strip()[-300:]}")
+        raise RuntimeError(f"cannot list the tests in {build_dir}: {(proc.stderr or proc.stdout).strip()[:1500]}")
     try:
         tests = json.loads(proc.stdout).get("tests", [])
     except json.JSONDecodeError as e:
