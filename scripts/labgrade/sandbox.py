@@ -190,10 +190,16 @@ class Sandbox:
                      "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
             system = self.system_args(shared_proc=True)
         inner += system
-        inner += ["--dir", GRADE, "--ro-bind", SRC, SRC, "--tmpfs", SRC + "/tests", "--ro-bind", BUILD, BUILD,
-                  "--chdir", '"$PWD"', "--remount-ro", "/"]
-        quoted = " ".join(a if a == '"$PWD"' else shlex.quote(a) for a in inner)
-        return "#!/bin/sh\n# Runs one test in its own sandbox (see labgrade/sandbox.py).\nexec " + quoted + ' -- "$@"\n'
+        inner += ["--dir", GRADE, "--ro-bind", SRC, SRC, "--tmpfs", SRC + "/tests", "--ro-bind", BUILD, BUILD]
+        quoted = " ".join(shlex.quote(a) for a in inner)
+        # gtest discovery (CMake >= 3.30) has the test binary write its listing under CMakeFiles/:
+        # those folders stay writable (nothing there runs again), the binaries do not.
+        return ("#!/bin/sh\n# Runs one test in its own sandbox (see labgrade/sandbox.py).\n"
+                "listing=''\n"
+                f"for d in {BUILD}/lab_targets/*/CMakeFiles {BUILD}/tests/CMakeFiles; do\n"
+                '  [ -d "$d" ] && listing="$listing --bind $d $d"\n'
+                "done\n"
+                f'exec {quoted} $listing --chdir "$PWD" --remount-ro / -- "$@"\n')
 
     def prepare_writable(self, *paths):
         """Hands folders the sandbox must write to over to uid 65534 (when it drops to it)."""
