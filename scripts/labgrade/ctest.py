@@ -19,8 +19,9 @@ def list_tests(build_dir, runner=None, timeout=300):
         raise RuntimeError(f"cannot run ctest: {e}") from e
     if proc.returncode != 0:
         raise RuntimeError(f"cannot list the tests in {build_dir}: {(proc.stderr or proc.stdout).strip()[:1500]}")
-    try:
-        tests = json.loads(proc.stdout).get("tests", [])
+    try:  # discovery may print before the JSON document: it starts at the first line that is "{"
+        start = re.search(r"^\{\s*$", proc.stdout, re.M)
+        tests = json.JSONDecoder().raw_decode(proc.stdout[start.start() if start else 0:])[0].get("tests", [])
     except json.JSONDecodeError as e:
         raise RuntimeError(f"ctest's test list is not JSON: {e}") from e
     labels = {}
