@@ -14,7 +14,7 @@ def list_tests(build_dir, runner=None, timeout=300):
     runs the command (a sandbox's); plain run_bounded by default."""
     runner = runner or run_bounded
     try:
-        proc = runner(["ctest", "--test-dir", build_dir, "--show-only=json-v1"], timeout)
+        proc = runner(["ctest", "--test-dir", build_dir, "--show-only=json-v1"], timeout, keep_bytes=None)
     except OSError as e:
         raise RuntimeError(f"cannot run ctest: {e}") from e
     if proc.returncode != 0:
@@ -50,10 +50,10 @@ def folder_bytes(top):
     return total
 
 
-def run_bounded(cmd, timeout, preexec_fn=None, watch=None):
+def run_bounded(cmd, timeout, preexec_fn=None, watch=None, keep_bytes=1 << 20):
     """Runs cmd in its own process group; past `timeout` seconds, or once the folder watch[0]
     holds more than watch[1] bytes (checked every 2 s), the whole group is killed.
-    Output is kept to its last 1 MB per stream; .timed_out / .over_disk say why it was killed."""
+    Output is kept to its last keep_bytes per stream (all of it for None); .timed_out / .over_disk say why it was killed."""
     def start():
         if preexec_fn:
             preexec_fn()  # it makes the session itself
@@ -81,7 +81,7 @@ def run_bounded(cmd, timeout, preexec_fn=None, watch=None):
                 pass
             out, err = proc.communicate()
             break
-    dec = lambda b: b[-(1 << 20):].decode("utf-8", "replace")  # noqa: E731
+    dec = lambda b: (b if keep_bytes is None else b[-keep_bytes:]).decode("utf-8", "replace")  # noqa: E731
     result = Bounded(proc.returncode, dec(out), dec(err), timed_out)
     result.over_disk = over_disk
     if over_disk:

@@ -58,11 +58,11 @@ class Workspace:
         return wrap_cmd
 
     def runner(self, build_writable=True, with_out=False):
-        return lambda cmd, timeout: self.run(cmd, timeout, build_writable, with_out)
+        return lambda cmd, timeout, **kw: self.run(cmd, timeout, build_writable, with_out, **kw)
 
-    def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None):
+    def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None, keep_bytes=1 << 20):
         return ctest.run_bounded(self.wrap(build_writable, with_out)(cmd), timeout,
-                                 preexec_fn=self.box.preexec if self.box else None, watch=watch)
+                                 preexec_fn=self.box.preexec if self.box else None, watch=watch, keep_bytes=keep_bytes)
 
 
 def lab_targets(labs):
