@@ -45,6 +45,7 @@ itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possib
 import concurrent.futures
 import os
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -200,7 +201,6 @@ def batch(g, folder, out, args):
             one(item, 0)
     else:
         slots = list(range(args.gpus))
-        import threading
         lock = threading.Lock()
 
         def worker(item):

@@ -99,7 +99,6 @@ class Grader:
         self.base = None
         self.regions = {}
         self.listed = []
-        self.lock = threading.Lock()
 
     # ---- the base: built once ------------------------------------------------------------
     def configure_args(self, ws):

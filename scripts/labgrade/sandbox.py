@@ -25,6 +25,7 @@ import resource
 import shlex
 import shutil
 import subprocess
+import tempfile
 
 NOBODY = 65534
 GRADE = "/grade"
@@ -89,7 +90,7 @@ class Sandbox:
         modes = [True, False] if os.geteuid() == 0 else [False]
         for drop in modes:
             box = cls(bwrap, drop, hidden, limits)
-            with_tmp = __import__("tempfile").mkdtemp(prefix="sandbox_probe_")
+            with_tmp = tempfile.mkdtemp(prefix="sandbox_probe_")
             try:
                 if drop:
                     os.chown(with_tmp, NOBODY, NOBODY)
@@ -139,9 +140,8 @@ class Sandbox:
                     continue
                 if self.drop_to_nobody and not _open_to_all(p):
                     continue  # uid 65534 cannot reach it (a toolchain under /root): the system's is used
-                if True:
-                    args += ["--ro-bind", p, p]
-                    bound.append(p)
+                args += ["--ro-bind", p, p]
+                bound.append(p)
         for h in self.hidden:  # the checkout, the submissions, the results: never visible
             if any(_under(h, b) for b in bound) and os.path.isdir(h):
                 args += ["--tmpfs", h]

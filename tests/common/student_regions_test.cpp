@@ -1,86 +1,49 @@
-// The student-region convention (docs/student-regions.md) is checked on every source under
-// labs/: regions are well formed, so a handout generator can turn each into a stub.
+// The student-region convention (docs/student-regions.md) is checked on every source of the suite
+// with the one parser of the format, scripts/labgrade/regions.py (the handout generator and the
+// grader use the same one): this test runs `scripts/student_regions.py --json` and checks what it
+// reports. A malformed marker makes the script fail, with the file and line, and so this test.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <regex>
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-#include <vector>
-
-namespace fs = std::filesystem;
 
 namespace {
 
-struct Region {
-  std::string file, id;
-  int begin_line = 0, end_line = 0;
-  bool has_task = false, has_hint = false, has_body = false;
-};
-
-// Parses one file; failures are reported through gtest with file:line.
-std::vector<Region> parse_regions(const fs::path& path) {
-  static const std::regex begin_re(R"(^\s*// STUDENT-BEGIN\(([a-z0-9_.]+)\): \S.*$)");
-  static const std::regex end_re(R"(^\s*// STUDENT-END\(([a-z0-9_.]+)\)\s*$)");
-  static const std::regex any_marker(R"(STUDENT-(BEGIN|END))");
-  std::ifstream in(path);
-  std::vector<Region> regions;
-  Region* open = nullptr;
-  std::string line;
-  int n = 0;
-  bool in_header = false;
-  while (std::getline(in, line)) {
-    ++n;
-    std::smatch m;
-    const std::string where = path.string() + ":" + std::to_string(n);
-    if (std::regex_match(line, m, begin_re)) {
-      EXPECT_EQ(open, nullptr) << where << ": STUDENT-BEGIN inside another region";
-      regions.push_back({path.string(), m[1], n, 0, false, false, false});
-      open = &regions.back();
-      in_header = true;
-    } else if (std::regex_match(line, m, end_re)) {
-      EXPECT_NE(open, nullptr) << where << ": STUDENT-END without STUDENT-BEGIN";
-      if (open != nullptr) {
-        EXPECT_EQ(open->id, m[1].str()) << where << ": STUDENT-END id differs from its BEGIN";
-        open->end_line = n;
-        open = nullptr;
-      }
-    } else if (std::regex_search(line, any_marker)) {
-      ADD_FAILURE() << where << ": malformed student marker: " << line;
-    } else if (open != nullptr) {
-      const auto first = line.find_first_not_of(" \t");
-      const bool comment = first != std::string::npos && line.compare(first, 2, "//") == 0;
-      if (in_header && comment) {
-        if (line.find("// TASK:") != std::string::npos) open->has_task = true;
-        if (line.find("// HINT:") != std::string::npos) open->has_hint = true;
-      } else if (first != std::string::npos) {
-        in_header = false;
-        open->has_body = true;
-      }
-    }
-  }
-  EXPECT_EQ(open, nullptr) << path << ": region " << (open ? open->id : "") << " is never closed";
-  return regions;
+// stdout of `command` and its exit status.
+std::pair<std::string, int> run(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {"", -1};
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {out, status};
 }
 
-TEST(StudentRegions, EveryRegionInLabsIsWellFormed) {
-  const fs::path labs = fs::path(CUDALAB_SOURCE_DIR) / "labs";
-  ASSERT_TRUE(fs::is_directory(labs)) << labs;
+TEST(StudentRegions, EveryRegionIsWellFormed) {
+  const std::string source = CUDALAB_SOURCE_DIR;
+  const auto [out, status] = run("\"" CUDALAB_PYTHON "\" \"" + source + "/scripts/student_regions.py\" --json --root \"" +
+                                 source + "\" 2>&1");
+  ASSERT_EQ(status, 0) << "the region parser refused the sources:\n" << out;
+  const auto regions = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(regions.is_array()) << out;
   std::set<std::string> ids;
-  int count = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(labs)) {
-    const auto ext = entry.path().extension().string();
-    if (ext != ".cu" && ext != ".cuh" && ext != ".cpp" && ext != ".hpp") continue;
-    for (const auto& r : parse_regions(entry.path())) {
-      ++count;
-      EXPECT_TRUE(ids.insert(r.id).second) << r.file << ":" << r.begin_line << ": duplicate id " << r.id;
-      EXPECT_TRUE(r.has_task) << r.file << ":" << r.begin_line << ": region " << r.id << " has no TASK";
-      EXPECT_TRUE(r.has_hint) << r.file << ":" << r.begin_line << ": region " << r.id << " has no HINT";
-      EXPECT_TRUE(r.has_body) << r.file << ":" << r.begin_line << ": region " << r.id << " has no solution";
-    }
+  for (const auto& r : regions) {
+    const std::string where = r.at("path").get<std::string>() + ":" + std::to_string(r.at("begin").get<int>());
+    const std::string id = r.at("id").get<std::string>();
+    EXPECT_TRUE(ids.insert(id).second) << where << ": duplicate id " << id;
+    EXPECT_EQ(id.substr(0, id.find('.')), r.at("lab").get<std::string>()) << where;
+    EXPECT_TRUE(r.at("has_task").get<bool>()) << where << ": region " << id << " has no TASK";
+    EXPECT_TRUE(r.at("has_hint").get<bool>()) << where << ": region " << id << " has no HINT";
+    EXPECT_TRUE(r.at("has_body").get<bool>()) << where << ": region " << id << " has no solution";
+    EXPECT_GT(r.at("end").get<int>(), r.at("begin").get<int>()) << where;
   }
-  EXPECT_GE(count, 1) << "no student regions found under " << labs;
+  EXPECT_GE(regions.size(), 1U) << "no student regions found under " << source;
 }
 
 }  // namespace

@@ -124,6 +124,23 @@ class GradeFixture(unittest.TestCase):
         self.assertEqual(run.returncode, 2)
         self.assertEqual(len(run.stderr.strip().splitlines()), 1)
 
+    def test_bad_options_of_the_grading_commands(self):
+        scripts = os.path.join(ROOT, "scripts")
+        bad = [[GRADE, "--jobs", "0"],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--jobs", "0"],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--index", "1"],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--lab-timeout", "abc"],
+               [os.path.join(scripts, "grade_submission.py"), "/nonexistent/submission"],
+               [os.path.join(scripts, "grade_merge.py"), self.tmp],
+               [os.path.join(scripts, "student_regions.py"), "--root", "/nonexistent"]]
+        for cmd in bad:
+            run = subprocess.run([sys.executable] + cmd, capture_output=True, text=True)
+            self.assertEqual(run.returncode, 2, cmd)
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1, (cmd, run.stderr))
+        run = subprocess.run([os.path.join(ROOT, "grading", "slurm", "submit.sh"), self.tmp, self.out, "--throttle", "x"],
+                             capture_output=True, text=True)
+        self.assertEqual((run.returncode, len(run.stderr.strip().splitlines())), (2, 1), run.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
