@@ -48,6 +48,7 @@ class Cluster:
             mem_mb = int(f.readline().split()[1]) // 1024
         for d in ("state", "spool", "munge"):
             os.makedirs(os.path.join(top, d), mode=0o700)
+        os.chmod(os.path.join(top, "munge"), 0o711)  # munged wants its socket's folder passable by all
         self.key = os.path.join(top, "munge", "munge.key")
         with open(self.key, "wb") as f:
             f.write(os.urandom(1024))
