@@ -77,7 +77,7 @@ class Sandbox:
 
     def __init__(self, bwrap, drop_to_nobody, hidden=(), limits=None):
         self.bwrap, self.drop_to_nobody = bwrap, drop_to_nobody
-        self.hidden = [os.path.realpath(h) for h in hidden if h]
+        self.hidden = [os.path.realpath(h) for h in hidden if h and os.path.realpath(h) != "/"]
         self.limits = limits or Limits()
 
     @classmethod
