@@ -142,5 +142,61 @@ class GradeFixture(unittest.TestCase):
         self.assertEqual((run.returncode, len(run.stderr.strip().splitlines())), (2, 1), run.stderr)
 
 
+class Leaderboard(unittest.TestCase):
+    """--leaderboard's measurement and ranking, with a stand-in lab run (no GPU needed)."""
+
+    class FakeWorkspace:
+        def __init__(self, gbps):
+            self.gbps, self.ran = gbps, []
+
+        def path(self, which):
+            return "/grade/" + which
+
+        def run(self, cmd, timeout, build_writable=True):
+            self.ran.append(cmd)
+            rows = [{"variant": v, "gbps": g, "percent_of_copy": g / 40.0, "correct": "yes" if g > 0 else "no"}
+                    for v, g in self.gbps.items()]
+            return type("Run", (), {"stdout": json.dumps({"copy_gbps": 4000.0, "variants": rows})})()
+
+    def test_measure_keeps_correct_tasks_and_the_best_variant(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from labgrade import leaderboard
+        ws = self.FakeWorkspace({"naive": 3000.0, "coarsened2": 3500.0, "coarsened4": 3900.0, "grid_stride": 0.0,
+                                 "vectorized": 3800.0})
+        full = {"tests": 3, "passed": 3}
+        tasks = {"vec_add.naive": full, "vec_add.coarsened": full, "vec_add.grid_stride": full,
+                 "vec_add.vectorized": {"tests": 3, "passed": 2}}
+        got = leaderboard.measure(ws, ["vec_add", "device_query"], tasks)
+        self.assertEqual(ws.ran, [["/grade/build/labs/vec_add", "2^26", "--json"]])  # labs without a ladder: not run
+        self.assertEqual(sorted(got), ["vec_add.coarsened", "vec_add.naive"])  # wrong or failing tasks do not rank
+        self.assertEqual((got["vec_add.coarsened"]["variant"], got["vec_add.coarsened"]["gbps"]), ("coarsened4", 3900.0))
+        self.assertEqual(got["vec_add.naive"]["copy_gbps"], 4000.0)
+
+    def test_write_ranks_per_task(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from labgrade import leaderboard
+        tmp = tempfile.mkdtemp(prefix="leaderboard_")
+        try:
+            graded = {}
+            for name, pct in (("ann", 80.0), ("bo", 95.0), ("cy", None)):
+                folder = os.path.join(tmp, name)
+                os.makedirs(folder)
+                board = {} if pct is None else {"vec_add.naive": {"variant": "naive", "gbps": pct * 40,
+                                                                  "percent_of_copy": pct, "copy_gbps": 4000.0}}
+                with open(os.path.join(folder, "results.json"), "w") as f:
+                    json.dump({"extra_data": {"leaderboard": board}}, f)
+                graded[name] = folder
+            rows = leaderboard.write(graded, tmp)
+            self.assertEqual([(r["rank"], r["submission"]) for r in rows], [(1, "bo"), (2, "ann")])
+            with open(os.path.join(tmp, "leaderboard.md")) as f:
+                md = f.read()
+            self.assertIn("| 1 | bo | naive | 3800.0 | 95.0 |", md)
+            self.assertNotIn("cy", md)
+            with open(os.path.join(tmp, "leaderboard.csv")) as f:
+                self.assertEqual(f.readline().strip(), "task,rank,submission,variant,gbps,percent_of_copy,copy_gbps")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     unittest.main()
