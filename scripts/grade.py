@@ -91,6 +91,7 @@ def main():
                   file=sys.stderr)
         if not os.path.exists(junit):
             fail(3, "ctest wrote no JUnit report")
+        results.mark_timeouts(junit, timed_out)
     elapsed = time.time() - start
     try:
         cases = results.parse_junit(junit)

@@ -234,6 +234,7 @@ class Grader:
                 if os.path.exists(os.path.join(ws.out, junit)):
                     os.makedirs(out, exist_ok=True)
                     shutil.copyfile(os.path.join(ws.out, junit), os.path.join(out, junit))
+                    results.mark_timeouts(os.path.join(out, junit), timed_out)
             feedback = [f"{rid}: {o}" for rid, o in sorted(outcome.items())]
             data = results.results_json(tests, self.points, time.time() - start,
                                         {"not_compiling": sorted(broken), "regions": outcome})

@@ -2,6 +2,7 @@
 printed per lab and per task."""
 import fnmatch
 import json
+import os
 import xml.etree.ElementTree as ET
 
 HIDDEN_LABEL = "hidden"  # tests with this ctest label are hidden from students on Gradescope
@@ -92,6 +93,21 @@ def parse_junit(path):
             status = "passed"
         cases[name] = (status, out[-4000:], seconds)  # keep the end, where failures are printed
     return cases
+
+
+def mark_timeouts(path, timed_out):
+    """Rewrites the JUnit report at `path` so each test in `timed_out` ({name: seconds}) carries
+    the failure message "timed out after N s" (ctest's own report leaves the message empty)."""
+    if not timed_out or not os.path.exists(path):
+        return
+    tree = ET.parse(path)
+    for case in tree.getroot().iter("testcase"):
+        if case.get("name") in timed_out:
+            failure = case.find("failure")
+            if failure is None:
+                failure = ET.SubElement(case, "failure")
+            failure.set("message", f"timed out after {timed_out[case.get('name')]:g} s")
+    tree.write(path, encoding="UTF-8", xml_declaration=True)
 
 
 def score(listed, cases, timed_out=None, missing_output="failed: did not run"):

@@ -79,6 +79,10 @@ class GradeFixture(unittest.TestCase):
         self.assertEqual((hang["status"], hang["score"], hang["max_score"]), ("failed", 0.0, 2.0))
         self.assertTrue(hang["output"].startswith("failed: timed out after"), hang["output"])
         self.assertEqual(self.results["extra_data"]["timed_out"], 1)
+        import xml.etree.ElementTree as ET
+        case = [c for c in ET.parse(os.path.join(self.out, "junit.xml")).getroot().iter("testcase")
+                if c.get("name") == "hang_a"][0]
+        self.assertTrue(case.find("failure").get("message").startswith("timed out after"))
 
     def test_tasks(self):
         tasks = self.results["extra_data"]["tasks"]
