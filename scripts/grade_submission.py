@@ -138,7 +138,13 @@ def main():
             g.require_gpu()
     except grader.GradingError as e:
         g.cleanup()
-        fail(grader.EXIT_NO_GPU if args.require_gpu and "GPU" in str(e) else 3, str(e))
+        message = str(e).strip()
+        if "\n" in message:  # one line on stderr; the compiler's or ctest's lines go to a file
+            os.makedirs(out, exist_ok=True)
+            with open(os.path.join(out, "grading-error.log"), "w") as f:
+                f.write(message + "\n")
+            message = f"{message.splitlines()[0]} (details: {os.path.join(out, 'grading-error.log')})"
+        fail(grader.EXIT_NO_GPU if isinstance(e, grader.NoGpu) else 3, message)
 
     try:
         if not args.batch:

@@ -29,6 +29,10 @@ class GradingError(Exception):
     """The suite itself cannot be built or listed (not the submission's fault)."""
 
 
+class NoGpu(GradingError):
+    """--require-gpu on a node without a usable GPU."""
+
+
 class Limits:
     """Wall-clock limits in seconds."""
 
@@ -159,7 +163,7 @@ class Grader:
             raise GradingError("--require-gpu needs the device_query lab in the build (add it to --labs)")
         run = self.base.run([exe, "--device", "0"], 120, build_writable=False)
         if run.returncode != 0:
-            raise GradingError(f"no usable GPU on this node (device_query exit {run.returncode}: "
+            raise NoGpu(f"no usable GPU on this node (device_query exit {run.returncode}: "
                                f"{run.stderr.strip()[-200:]})")
 
     # ---- one submission --------------------------------------------------------------------

@@ -268,6 +268,24 @@ class HostileBatch(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class RequireGpu(unittest.TestCase):
+    def test_a_node_without_a_gpu_stops_grading(self):
+        if subprocess.run(["sh", "-c", "nvidia-smi -L"], capture_output=True).returncode == 0:
+            self.skipTest("this machine has a GPU")
+        tmp = tempfile.mkdtemp(prefix="require_gpu_")
+        try:
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), ROOT,
+                                  "--labs", "device_query", "--require-gpu", "--out", os.path.join(tmp, "out"),
+                                  "--jobs", JOBS, f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}"],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 4, run.stderr)
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+            self.assertIn("no usable GPU", run.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "out", "results.json")))  # nothing scored 0
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     box, why = Sandbox.find()
     if not box:
