@@ -97,6 +97,8 @@ def main():
         cases = results.parse_junit(junit)
     except ValueError as e:
         fail(2, str(e))
+    if not args.junit:  # a GoogleTest binary run as one test (CUDALAB_GTEST_BATCH): its cases
+        timed_out.update(results.expand_batches(labels, cases, args.build_dir))
     # A report from another machine may hold tests this build does not list: grade those too.
     for name in cases:
         labels.setdefault(name, [])

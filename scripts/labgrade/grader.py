@@ -95,20 +95,22 @@ def failed_labs(log, labs):
 
 class Grader:
     def __init__(self, points, labs, box, jobs, limits, cmake_args=(), work=None, keep=False, log=print,
-                 measure=False):
+                 measure=False, gtest_batch=False):
         self.points, self.labs, self.box, self.jobs, self.limits = points, labs, box, jobs, limits
         self.cmake_args, self.keep, self.log, self.measure = list(cmake_args), keep, log, measure
+        self.gtest_batch = gtest_batch
         self.work = work or tempfile.mkdtemp(prefix="labgrade_")
         os.chmod(self.work, 0o711)  # the sandbox's uid passes through to its own folders, lists nothing
         self.base = None
         self.regions = {}
         self.listed = []
+        self.batches = {}  # ctest tests that run a whole GoogleTest binary: their labels
 
     # ---- the base: built once ------------------------------------------------------------
     def configure_args(self, ws):
         return ["cmake", "-S", ws.path("src"), "-B", ws.path("build"), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                f"-DCUDALAB_TEST_LAUNCHER={ws.path('tools')}/sandbox-test" if self.box else "-DCUDALAB_TEST_LAUNCHER="
-                ] + self.cmake_args
+                f"-DCUDALAB_TEST_LAUNCHER={ws.path('tools')}/sandbox-test" if self.box else "-DCUDALAB_TEST_LAUNCHER=",
+                f"-DCUDALAB_GTEST_BATCH={'ON' if self.gtest_batch else 'OFF'}"] + self.cmake_args
 
     def make_tree(self, ws):
         """A fresh grading tree at ws (source, build folder, tools)."""
@@ -150,6 +152,16 @@ class Grader:
             labels = ctest.list_tests(ws.path("build"), ws.runner(), timeout=self.limits.build_s)
         except RuntimeError as e:
             raise GradingError(str(e)) from e
+        for name, lbl in list(labels.items()):  # a binary run as one test: the fixed list has its cases
+            if results.BATCH_LABEL in lbl and results.lab_of(lbl, set(self.points.get("labs", {}))) in self.labs:
+                launcher = f"--launcher={ws.path('tools')}/sandbox-test" if self.box else "--launcher="
+                listing = ws.run(["python3", f"{ws.path('src')}/scripts/gtest_batch.py", "--list", launcher, "--",
+                                  f"{ws.path('build')}/tests/{name}"], self.limits.build_s, keep_bytes=None)
+                if listing.returncode != 0:
+                    raise GradingError(f"cannot list the cases of {name}: {listing.stderr.strip()[-300:]}")
+                del labels[name]
+                labels.update({case: [x for x in lbl if x != results.BATCH_LABEL] for case in listing.stdout.split()})
+                self.batches[name] = lbl
         self.listed = results.fixed_list(labels, self.points, set(self.labs))
         self.base = ws
         self.log(f"grade_submission: base built and listed in {time.time() - start:.0f} s: "
@@ -232,6 +244,12 @@ class Grader:
                     cases = results.parse_junit(os.path.join(ws.out, junit))
                 except ValueError:
                     cases = {}
+                if self.batches:
+                    batch_labels = {n: lbl for n, lbl in self.batches.items() if lab in lbl}
+                    try:
+                        timed_out.update(results.expand_batches(batch_labels, cases, ws.build))
+                    except ValueError:
+                        pass  # an unreadable report: its cases did not run
                 missing = (f"failed: {lab}'s tests passed their limit of {limit:g} s" if run.timed_out
                            else "failed: did not run")
                 tests += results.score(listed, cases, timed_out, missing)

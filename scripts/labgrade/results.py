@@ -3,6 +3,7 @@ printed per lab and per task."""
 import fnmatch
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 
 HIDDEN_LABEL = "hidden"  # tests with this ctest label are hidden from students on Gradescope
@@ -108,6 +109,33 @@ def mark_timeouts(path, timed_out):
                 failure = ET.SubElement(case, "failure")
             failure.set("message", f"timed out after {timed_out[case.get('name')]:g} s")
     tree.write(path, encoding="UTF-8", xml_declaration=True)
+
+
+BATCH_LABEL = "gtest_batch"  # a ctest test that runs a whole GoogleTest binary (CUDALAB_GTEST_BATCH)
+TIMED_OUT = re.compile(r"timed out after ([\d.]+) s")
+
+
+def expand_batches(labels, cases, build_dir):
+    """With CUDALAB_GTEST_BATCH, a GoogleTest binary is one ctest test whose cases are reported in
+    <build>/gtest-batch/<name>.xml: replaces each such test in `labels` ({name: labels}) and `cases`
+    (parse_junit's) by its cases. Returns {case: seconds} of the cases that timed out."""
+    timed_out = {}
+    for name, lbl in list(labels.items()):
+        if BATCH_LABEL not in lbl:
+            continue
+        path = os.path.join(build_dir, "gtest-batch", f"{name}.xml")
+        if not os.path.exists(path):
+            continue
+        sub = parse_junit(path)
+        del labels[name]
+        cases.pop(name, None)
+        for case, result in sub.items():
+            labels[case] = [x for x in lbl if x != BATCH_LABEL]
+            cases[case] = result
+            m = TIMED_OUT.match(result[1])
+            if result[0] == "failed" and m:
+                timed_out[case] = float(m.group(1))
+    return timed_out
 
 
 def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
