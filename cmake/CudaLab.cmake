@@ -4,7 +4,7 @@
 #     KERNELS   rgba_split.cu            # kernels + host launchers -> library rgba_split_kernels
 #     MAIN      main.cu                  # the executable -> <build>/labs/rgba_split
 #     CPU_TESTS rgba_split_cpu_test.cpp  # in tests/rgba_split/, labels: cpu;rgba_split
-#     GPU_TESTS rgba_split_gpu_test.cpp  # in tests/rgba_split/, labels: gpu;rgba_split
+#     GPU_TESTS rgba_split_gpu_test.cu   # in tests/rgba_split/, labels: gpu;rgba_split
 #     SMOKE_ARGS 76 62                   # a small real run (exit 0, or 77 = skipped without a GPU)
 #     BAD_ARGS  "0 0" "abc" "--nope"     # each string is one bad invocation that must exit 2
 #     GPU_BAD_ARGS "--device 99"         # bad only on a machine with a GPU (else: skipped, 77)
@@ -18,7 +18,7 @@
 set(CUDALAB_TIMEOUT_CPU 60 CACHE STRING "Seconds a CPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_GPU 120 CACHE STRING "Seconds a GPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_SANITIZE 900 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")
-option(CUDALAB_GTEST_BATCH "One ctest test per GoogleTest binary (scripts/gtest_batch.py: one process, a limit per case, a JUnit report per binary in <build>/gtest-batch/) instead of one per case" OFF)
+option(CUDALAB_GTEST_BATCH "One ctest test per GoogleTest binary (scripts/gtest_batch.py: one process, a limit per case, a JUnit report per binary in <build>/gtest-batch/) instead of one per case" ON)
 set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started through (the grader's sandbox)")
 
 # The TIMEOUT for a test with these labels.
@@ -133,7 +133,7 @@ function(cudalab_add_gtest target labels)
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gtest_batch.py
                      --junit ${CMAKE_BINARY_DIR}/gtest-batch/${target}.xml --timeout ${timeout}
                      "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${target}>)
-    set_tests_properties(${target} PROPERTIES LABELS "${labels};gtest_batch" TIMEOUT 3600)
+    set_tests_properties(${target} PROPERTIES LABELS "${labels};gtest_batch" TIMEOUT 3600 COST 100 SKIP_RETURN_CODE 77)  # long: start early
     return()
   endif()
   gtest_discover_tests(${target}

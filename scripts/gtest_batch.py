@@ -11,8 +11,9 @@ process, reported "timed out after N s", and the remaining cases go on in a new 
 that crashes its process is reported failed and the rest go on too. The build option
 CUDALAB_GTEST_BATCH=ON registers one ctest test per binary that runs through this script.
 
-Exit codes: 0 every case passed or was skipped, 1 some case failed or timed out, 2 usage error,
-3 the binary cannot be run or listed.
+Exit codes: 0 every case passed (some may be skipped), 1 some case failed or timed out, 2 usage
+error, 3 the binary cannot be run or listed, 77 every case was skipped (a GPU binary on a machine
+without a GPU: ctest reports the test skipped, SKIP_RETURN_CODE 77, with the reason printed).
 """
 import os
 import re
@@ -153,7 +154,13 @@ def main():
           f"{sum(r[0] == 'skipped' for r in ordered.values())} skipped")
     for c in bad[:20]:
         print(f"  FAILED {c}: {ordered[c][1].splitlines()[0] if ordered[c][1] else ''}")
-    return 1 if bad else 0
+    if bad:
+        return 1
+    if ordered and all(r[0] == "skipped" for r in ordered.values()):
+        reason = next((r[1] for r in ordered.values() if r[1]), "")
+        print(f"gtest_batch: every case skipped{': ' + ' '.join(reason.split()) if reason else ''}")
+        return 77
+    return 0
 
 
 if __name__ == "__main__":

@@ -98,8 +98,8 @@ class Handout(unittest.TestCase):
 
     def test_handout_builds_and_its_tasks_fail(self):
         build = os.path.join(self.tmp, "handout-build")
-        conf = subprocess.run(["cmake", "-S", self.handout, "-B", build, "-G", "Ninja",
-                               f"-DCMAKE_CUDA_ARCHITECTURES={ARCH}"], capture_output=True, text=True)
+        conf = subprocess.run(["cmake", "-S", self.handout, "-B", build, "-G", "Ninja", "-DCUDALAB_GTEST_BATCH=OFF",
+                               f"-DCMAKE_CUDA_ARCHITECTURES={ARCH}"], capture_output=True, text=True)  # case names
         self.assertEqual(conf.returncode, 0, conf.stderr[-2000:])
         b = subprocess.run(["cmake", "--build", build, "-j", JOBS], capture_output=True, text=True)
         self.assertEqual(b.returncode, 0, (b.stdout + b.stderr)[-3000:])
@@ -158,7 +158,8 @@ class SubmissionGrading(unittest.TestCase):
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS,
+                                  "--per-case"],  # the other mode: test_hostile grades with the default
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:

@@ -45,6 +45,18 @@ class GtestBatch(unittest.TestCase):
         self.assertIn("arithmetic", self.cases["Batch.Fails"][1])
         self.assertIn("3 process(es)", self.proc.stdout)  # the first, after the hang, after the crash
 
+    def test_exit_codes_when_all_pass_or_all_skip(self):
+        # a filter passes through to the binary: only passing cases -> 0; only skipped ones -> 77
+        # (ctest's SKIP_RETURN_CODE: a GPU binary without a GPU is reported skipped, with the reason)
+        junit = os.path.join(self.tmp, "part.xml")
+        passing = subprocess.run([sys.executable, BATCH, "--junit", junit, "--timeout", "5", "--", self.exe,
+                                  "--gtest_filter=Batch.Passes*"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(passing.returncode, 0, passing.stdout + passing.stderr)
+        skipping = subprocess.run([sys.executable, BATCH, "--junit", junit, "--timeout", "5", "--", self.exe,
+                                   "--gtest_filter=Batch.Skips"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(skipping.returncode, 77, skipping.stdout + skipping.stderr)
+        self.assertRegex(skipping.stdout, r"every case skipped: .*Skipped no device")
+
     def test_list_and_bad_input(self):
         listed = subprocess.run([sys.executable, BATCH, "--list", "--", self.exe], capture_output=True, text=True)
         self.assertEqual(listed.returncode, 0)
