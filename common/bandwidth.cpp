@@ -35,12 +35,16 @@ std::string human_bytes(double bytes) {
   return fmt::format("{:.0f} B", bytes);
 }
 
-void require_device_memory(double bytes, const std::string& what) {
+double usable_device_memory() {
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Leave a little room for the L2 flush buffer and the CUDA context's own allocations.
-  const double usable = static_cast<double>(free_bytes) * 0.95;
-  if (bytes > usable) {
+  return static_cast<double>(free_bytes) * kUsableMemoryFraction;
+}
+
+void require_device_memory(double bytes, const std::string& what) {
+  if (bytes > usable_device_memory()) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     throw UsageError(fmt::format("{} needs {} of GPU memory; the GPU has {} free", what,
                                  human_bytes(bytes), human_bytes(static_cast<double>(free_bytes))));
   }

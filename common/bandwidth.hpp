@@ -19,12 +19,19 @@ struct VariantResult {
   double gbps() const { return cudalab::gbps(bytes, timing.median_ms); }
 };
 
-// Columns: variant, median/min/max ms, GB/s, % peak, % copy, ok. With a baseline index,
-// a speedup column relative to that variant.
+// Columns: variant, median/min/max ms, GB/s, % peak, % copy, speedup (the first row's median
+// time / this row's), ok.
 Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbps, double copy_gbps);
 
-// Throws UsageError ("needs 12.0 GiB of GPU memory, 3.9 GiB free") when `bytes` more than
-// the current device's free memory would have to be allocated.
+// The one memory cap of every lab: 90% of the current device's free memory. The rest is room
+// for the L2 flush buffer (twice the L2), the copy ceiling's buffers and the context's own
+// allocations. Single runs refuse sizes past it (require_device_memory); sweeps stop before
+// it (sweep_sizes in ladder.hpp).
+constexpr double kUsableMemoryFraction = 0.9;
+double usable_device_memory();
+
+// Throws UsageError ("needs 12.0 GiB of GPU memory; the GPU has 3.9 GiB free") when `bytes`
+// is more than usable_device_memory().
 void require_device_memory(double bytes, const std::string& what);
 
 // "1.50 GiB", "33.2 MiB", "512 B".

@@ -47,7 +47,6 @@ struct Cli::Impl {
   explicit Impl(const std::string& name, const std::string& description) : app(description, name) {}
   CLI::App app;
   std::string lab_name;
-  std::string footer_text;
 };
 
 namespace {
@@ -135,11 +134,9 @@ void Cli::add_common(CommonOptions& o, CommonSet which) {
   add_integer(impl_->app, "--seed", o.seed, "seed of the random input data", 0,
               std::numeric_limits<std::int64_t>::max());
   impl_->app.add_flag("--no-l2-flush", o.no_l2_flush, "do not evict L2 before each timed launch");
-  impl_->app.add_flag("-q,--quiet", o.quiet, "print only the summary");
 }
 
 void Cli::footer(const std::string& text) {
-  impl_->footer_text = text;
   impl_->app.footer(text + "\n\n" + kExitCodeHelp);
 }
 

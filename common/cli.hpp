@@ -16,7 +16,6 @@ struct CommonOptions {
   int repeat = 20;
   bool json = false;
   std::uint64_t seed = 42;
-  bool quiet = false;
   bool no_l2_flush = false;
   bool device_given = false;  // --device appeared on the command line
 };

@@ -30,4 +30,9 @@ CUDALAB_HD constexpr std::common_type_t<T, U> round_up(T a, U b) {
   return ceil_div(a, b) * static_cast<R>(b);
 }
 
+// True when p is a multiple of `bytes` (the vector kernels' 16-byte loads need 16).
+inline bool is_aligned(const void* p, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
 }  // namespace cudalab

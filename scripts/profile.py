@@ -187,7 +187,7 @@ def main():
     print(own.stdout)
     metrics = [TIME] + (LAUNCH if per_launch else []) + METRICS[lab]
     # One timed launch per variant, no L2 flush kernel in the profile.
-    quick = [] if lab == "device_query" else ["--warmup", "0", "--repeat", "1", "--no-l2-flush"]
+    quick = ["--warmup", "0", "--repeat", "1", "--no-l2-flush"]
     cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(metrics), exe] + args + quick
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:

@@ -82,11 +82,6 @@ __global__ void data_dependent(const float* data, float* out, int iters) {
   out[i] = x;
 }
 
-float run_path(bool a, float x, int iters) {
-  for (int k = 0; k < iters; ++k) x = std::fma(x, a ? kEvenScale : kOddScale, a ? kEvenShift : kOddShift);
-  return x;
-}
-
 }  // namespace
 
 const std::vector<Variant>& all_variants() {
@@ -142,17 +137,6 @@ void launch(Variant v, const float* data, float* out, int grid, int block, int i
     case Variant::kDataPositive: data_dependent<<<grid, block, 0, stream>>>(data, out, iters); break;
   }
   CUDA_CHECK_LAUNCH(variant_name(v).c_str());
-}
-
-float reference(Variant v, const std::vector<float>& data, std::size_t global_index, int block, int iters) {
-  const int t = static_cast<int>(global_index % static_cast<std::size_t>(block));
-  const float x = static_cast<float>(t);
-  switch (v) {
-    case Variant::kDivergent:
-    case Variant::kBranchFree: return run_path(t % 2 == 0, x, iters);
-    case Variant::kUniform: return run_path((t / 32) % 2 == 0, x, iters);
-    default: return run_path(data[global_index] > 0.f, x, iters);
-  }
 }
 
 int divergent_warps_mod2(int block) {

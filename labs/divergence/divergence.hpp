@@ -35,10 +35,6 @@ std::vector<float> make_data(Variant v, std::size_t n, std::uint64_t seed);
 // variants (may be null otherwise).
 void launch(Variant v, const float* data, float* out, int grid, int block, int iters, cudaStream_t stream = nullptr);
 
-// The CPU reference: the exact arithmetic of thread `global_index` (fmaf on both sides, so the
-// results are bitwise equal).
-float reference(Variant v, const std::vector<float>& data, std::size_t global_index, int block, int iters);
-
 // Warp-grouping arithmetic (CPU): how many warps of a block see both sides of a per-thread
 // condition, for each of the notes' two conditions.
 int divergent_warps_mod2(int block);          // threadIdx.x % 2: every warp

@@ -1,9 +1,9 @@
 // reduction kernels: sum of n values of type T (int or float).
 //
 // Napkin math: a sum reads 4 bytes per element and writes almost nothing, so it is bound by
-// DRAM reads. 2^28 floats = 1.07 GB: >= 0.22 ms at the H200's 4814 GB/s. CUB reached
-// 92-94% of that in our H200 runs; the ladder below shows where each classic step's time goes, and the last
-// steps match CUB with one launch instead of two.
+// DRAM reads. 2^28 floats = 1.07 GB: >= 0.22 ms at the H200's 4814 GB/s. CUB, timed in the
+// same run, is the baseline; the ladder below shows where each classic step's time goes, and
+// the last steps match CUB with one launch instead of two (the README has the measured table).
 //
 // Every two-pass variant reduces each block to one partial sum and then reduces the partials
 // with the same kernel until one value is left. Block sizes are powers of two, 64..1024.
@@ -423,7 +423,6 @@ __global__ void single_pass_atomic(const T* __restrict__ in, T* out, std::size_t
   if (threadIdx.x == 0) atomicAdd(out, total);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
@@ -488,22 +487,13 @@ bool parse_variant(const std::string& name, Variant* out) {
 bool reproducible(Variant v) { return v != Variant::kSinglePassAtomic; }
 
 template <typename T>
-Workspace<T>::Workspace(std::size_t capacity) : capacity_(capacity) {
-  const std::size_t partials = capacity / 64 + 2;
-  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&scratch_), std::max<std::size_t>(capacity, 1) * sizeof(T)));
-  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&partial_[0]), partials * sizeof(T)));
-  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&partial_[1]), partials * sizeof(T)));
-  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counter_), sizeof(unsigned)));
-  CUDA_CHECK(cudaMemset(counter_, 0, sizeof(unsigned)));
-  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&result_), sizeof(T)));
-}
-
-template <typename T>
-Workspace<T>::~Workspace() {
-  for (void* p : {static_cast<void*>(scratch_), static_cast<void*>(partial_[0]), static_cast<void*>(partial_[1]),
-                  static_cast<void*>(counter_), static_cast<void*>(result_)}) {
-    if (p != nullptr) (void)cudaFree(p);
-  }
+Workspace<T>::Workspace(std::size_t capacity)
+    : capacity_(capacity),
+      scratch_(std::max<std::size_t>(capacity, 1)),
+      partial_{cudalab::DeviceBuffer<T>(capacity / 64 + 2), cudalab::DeviceBuffer<T>(capacity / 64 + 2)},
+      counter_(1),
+      result_(1) {
+  counter_.fill_bytes(0);
 }
 
 namespace {
@@ -595,6 +585,14 @@ void launch_pass(Variant v, const T* src, T* dst, T* scratch, std::size_t count,
 
 }  // namespace
 
+std::string fallback(Variant v, const void* in) {
+  // The vector loads need 16-byte alignment (cudaMalloc gives 256); otherwise warp_shuffle
+  // does the same work with scalar loads.
+  const bool vector_loads = v == Variant::kVectorized || v == Variant::kSinglePass || v == Variant::kSinglePassAtomic;
+  if (vector_loads && !cudalab::is_aligned(in, 16)) return "ran warp_shuffle (input not 16-byte aligned)";
+  return "";
+}
+
 template <typename T>
 int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, cudaStream_t stream) {
   if (n > ws.capacity_) throw std::invalid_argument("reduce: n exceeds the workspace capacity");
@@ -602,21 +600,17 @@ int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, c
     throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024");
   }
   if (n == 0) {
-    CUDA_CHECK(cudaMemsetAsync(ws.result_, 0, sizeof(T), stream));
+    CUDA_CHECK(cudaMemsetAsync(ws.result_.data(), 0, sizeof(T), stream));
     return 0;
   }
-  // The vector loads need 16-byte alignment (cudaMalloc gives 256); otherwise warp_shuffle
-  // does the same work with scalar loads.
-  if ((v == Variant::kVectorized || v == Variant::kSinglePass || v == Variant::kSinglePassAtomic) && !aligned16(in)) {
-    v = Variant::kWarpShuffle;
-  }
+  if (!fallback(v, in).empty()) v = Variant::kWarpShuffle;
   if (v == Variant::kSinglePass || v == Variant::kSinglePassAtomic) {
     const dim3 grid(static_cast<unsigned>(grid_for(v, n, block)));
     if (v == Variant::kSinglePass) {
-      CUDALAB_FOR_BLOCK(block, (single_pass<T, B><<<grid, B, 0, stream>>>(in, ws.partial_[0], ws.counter_, ws.result_, n)));
+      CUDALAB_FOR_BLOCK(block, (single_pass<T, B><<<grid, B, 0, stream>>>(in, ws.partial_[0].data(), ws.counter_.data(), ws.result_.data(), n)));
     } else {
-      CUDA_CHECK(cudaMemsetAsync(ws.result_, 0, sizeof(T), stream));
-      CUDALAB_FOR_BLOCK(block, (single_pass_atomic<T, B><<<grid, B, 0, stream>>>(in, ws.result_, n)));
+      CUDA_CHECK(cudaMemsetAsync(ws.result_.data(), 0, sizeof(T), stream));
+      CUDALAB_FOR_BLOCK(block, (single_pass_atomic<T, B><<<grid, B, 0, stream>>>(in, ws.result_.data(), n)));
     }
     CUDA_CHECK_LAUNCH(variant_name(v).c_str());
     return 1;
@@ -626,8 +620,8 @@ int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, c
   int passes = 0, buffer = 0;
   for (;;) {
     const std::size_t grid = grid_for(v, count, block);
-    T* dst = grid == 1 ? ws.result_ : ws.partial_[buffer];
-    launch_pass(v, src, dst, ws.scratch_, count, grid, block, stream);
+    T* dst = grid == 1 ? ws.result_.data() : ws.partial_[buffer].data();
+    launch_pass(v, src, dst, ws.scratch_.data(), count, grid, block, stream);
     ++passes;
     if (grid == 1) break;
     src = dst;
@@ -640,17 +634,12 @@ int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, c
 template <typename T>
 CubSum<T>::CubSum(const T* in, std::size_t n, T* out) : in_(in), n_(n), out_(out) {
   CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, in_, out_, n_));
-  CUDA_CHECK(cudaMalloc(&temp_, std::max<std::size_t>(temp_bytes_, 1)));
-}
-
-template <typename T>
-CubSum<T>::~CubSum() {
-  if (temp_ != nullptr) (void)cudaFree(temp_);
+  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
 }
 
 template <typename T>
 void CubSum<T>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceReduce::Sum(temp_, temp_bytes_, in_, out_, n_, stream));
+  CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
 }
 
 template class Workspace<int>;

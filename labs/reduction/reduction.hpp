@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/device_buffer.hpp"
+
 namespace reduction {
 
 enum class Variant {
@@ -34,26 +36,28 @@ std::vector<std::string> variant_names();
 // Same input, same block size -> bitwise the same result on every run.
 bool reproducible(Variant v);
 
-// Device scratch for one reduction of up to `capacity` elements (partials, counters, result).
+// Device scratch for one reduction of up to `capacity` elements (partials, counters, result),
+// every allocation a DeviceBuffer: a throw half-way through the constructor frees what it got.
 template <typename T>
 class Workspace {
  public:
   explicit Workspace(std::size_t capacity);
-  ~Workspace();
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  T* result() { return result_; }
+  T* result() { return result_.data(); }
   std::size_t capacity() const { return capacity_; }
 
  private:
   template <typename U>
   friend int reduce(Variant, const U*, std::size_t, int, Workspace<U>&, cudaStream_t);
   std::size_t capacity_;
-  T* scratch_ = nullptr;    // n elements: the global-memory variant's working copy
-  T* partial_[2] = {nullptr, nullptr};
-  unsigned* counter_ = nullptr;
-  T* result_ = nullptr;
+  cudalab::DeviceBuffer<T> scratch_;     // n elements: the global-memory variant's working copy
+  cudalab::DeviceBuffer<T> partial_[2];  // the partial sums of one pass, ping-pong
+  cudalab::DeviceBuffer<unsigned> counter_;
+  cudalab::DeviceBuffer<T> result_;
 };
+
+// "" when reduce() runs variant v itself on `in`; otherwise what it runs instead and why (the
+// vector-load variants need a 16-byte aligned input and run warp_shuffle without one).
+std::string fallback(Variant v, const void* in);
 
 // Sums in[0..n) into ws.result() (on the device) with `block` threads per block (a power of
 // two, 64..1024). Returns the number of kernel launches it took. T is int or float.
@@ -65,17 +69,14 @@ template <typename T>
 class CubSum {
  public:
   CubSum(const T* in, std::size_t n, T* out);
-  ~CubSum();
-  CubSum(const CubSum&) = delete;
-  CubSum& operator=(const CubSum&) = delete;
   void run(cudaStream_t stream = nullptr);
 
  private:
   const T* in_;
   std::size_t n_;
   T* out_;
-  void* temp_ = nullptr;
   std::size_t temp_bytes_ = 0;
+  cudalab::DeviceBuffer<unsigned char> temp_;
 };
 
 }  // namespace reduction

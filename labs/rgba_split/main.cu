@@ -16,6 +16,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
+#include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/random.hpp"
 #include "common/report.hpp"
@@ -40,6 +41,10 @@ struct Options {
 
 const char* kPlaneNames[4] = {"r", "g", "b", "a"};
 
+std::vector<rgba_split::Variant> chosen_variants(const Options& o) {
+  return cudalab::select_variants(rgba_split::all_variants(), rgba_split::variant_name, o.variant);
+}
+
 // Compares the four planes; prints the first mismatch of each wrong plane as
 // "plane g: pixel (x, y): expected 17, got 0" on stderr. Returns true when all match.
 bool verify(const std::string& variant, const rgba_split::HostPlanes& expected, const rgba_split::HostPlanes& actual,
@@ -58,38 +63,52 @@ bool verify(const std::string& variant, const rgba_split::HostPlanes& expected, 
   return ok;
 }
 
+// One image on the device and one rung per variant: poison the planes (an unwritten pixel
+// fails the check), split, compare with the CPU byte for byte.
+struct OnDevice {
+  OnDevice(const std::vector<std::uint8_t>& rgba, std::size_t width_, std::size_t height_)
+      : width(width_), pixels(width_ * height_), height(height_),
+        expected(rgba_split::reference_planes(rgba.data(), pixels)), d_rgba(rgba), d_planes(pixels) {}
+  std::size_t width, pixels, height;
+  rgba_split::HostPlanes expected, actual;
+  cudalab::DeviceBuffer<std::uint8_t> d_rgba;
+  rgba_split::DevicePlanes d_planes;
+
+  cudalab::Rung rung(rgba_split::Variant v) {
+    cudalab::Rung r;
+    r.name = rgba_split::variant_name(v);
+    r.bytes = 8.0 * static_cast<double>(pixels);
+    r.poison = [this] { d_planes.poison(); };
+    r.launch = [this, v] { rgba_split::launch(v, d_rgba.data(), d_planes.view(), width, height); };
+    r.check = [this, name = r.name] {
+      d_planes.download(actual, pixels);
+      return verify(name, expected, actual, width);
+    };
+    r.fallback = rgba_split::fallback(v, d_rgba.data(), d_planes.view());
+    return r;
+  }
+};
+
 // Bandwidth over image size for the plots: square images 256^2 .. 16384^2 (as far as memory
 // allows), every variant verified and timed.
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   cudalab::Table t({{"width", "width"}, {"pixels", "pixels"}, {"variant", "variant"}, {"median_us", "median us"},
                     {"gbps", "GB/s"}, {"percent_of_copy", "% copy"}, {"correct", "ok"}});
   bool all_ok = true;
-  const auto chosen = cudalab::select_variants(rgba_split::all_variants(), rgba_split::variant_name, o.variant);
-  for (std::size_t side = 256; side <= 16384; side *= 2) {
-    const std::size_t pixels = side * side;
-    if (8.0 * static_cast<double>(pixels) > 0.8 * static_cast<double>(free_bytes)) break;
-    const auto rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
-    const rgba_split::HostPlanes expected = rgba_split::reference_planes(rgba.data(), pixels);
-    rgba_split::HostPlanes actual;
-    cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
-    rgba_split::DevicePlanes d_planes(pixels);
-    const rgba_split::Planes planes = d_planes.view();
-    for (auto v : chosen) {
-      d_planes.poison();
-      rgba_split::launch(v, d_rgba.data(), planes, side, side);
-      d_planes.download(actual, pixels);
-      const bool ok = verify(rgba_split::variant_name(v), expected, actual, side);
-      all_ok = all_ok && ok;
-      const auto timing = bench.run([&] { rgba_split::launch(v, d_rgba.data(), planes, side, side); });
-      const double g = cudalab::gbps(8.0 * static_cast<double>(pixels), timing.median_ms);
-      t.add_row({static_cast<long long>(side), static_cast<long long>(pixels), rgba_split::variant_name(v),
-                 Value(timing.median_ms * 1e3, 2), Value(g, 0), Value(cudalab::percent(g, ceiling.gbps), 1),
-                 ok ? "yes" : "NO"});
+  const auto bytes = [](std::size_t side) { return 8.0 * static_cast<double>(side * side); };
+  for (std::size_t side : cudalab::sweep_sizes(256, 16384, 2, bytes)) {
+    OnDevice dev(cudalab::random_bytes(4 * side * side, o.common.seed), side, side);
+    std::vector<cudalab::Rung> rungs;
+    for (auto v : chosen_variants(o)) rungs.push_back(dev.rung(v));
+    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+    all_ok = all_ok && ladder.all_ok;
+    for (const auto& r : ladder.results()) {
+      t.add_row({static_cast<long long>(side), static_cast<long long>(side * side), r.name,
+                 Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0), Value(cudalab::percent(r.gbps(), ceiling.gbps), 1),
+                 r.correct ? "yes" : "NO"});
     }
   }
   report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
@@ -160,15 +179,7 @@ int run(int argc, char** argv) {
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
 
   if (o.input.empty()) image.rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
-  const rgba_split::HostPlanes expected = rgba_split::reference_planes(image.rgba.data(), pixels);
-  rgba_split::HostPlanes actual;
-
-  cudalab::DeviceBuffer<std::uint8_t> d_rgba(image.rgba);
-  rgba_split::DevicePlanes d_planes(pixels);
-  const rgba_split::Planes planes = d_planes.view();
-
-  const std::vector<rgba_split::Variant> chosen =
-      cudalab::select_variants(rgba_split::all_variants(), rgba_split::variant_name, o.variant);
+  OnDevice dev(image.rgba, width, height);
 
   report.heading("Launch configuration");
   const auto geometry_2d = rgba_split::plan_launch(rgba_split::Variant::kNaive, width, height);
@@ -179,43 +190,24 @@ int run(int argc, char** argv) {
   }
   cudalab::Table launch_table({{"variant", "variant"}, {"what", "what changes"}, {"blocks", "blocks"},
                                {"threads", "threads"}, {"idle", "idle slots"}});
-  for (auto v : chosen) {
+  std::vector<cudalab::Rung> rungs;
+  for (auto v : chosen_variants(o)) {
     const auto l = rgba_split::plan_launch(v, width, height);
     launch_table.add_row({rgba_split::variant_name(v), rgba_split::variant_summary(v), l.geometry.blocks(),
                           l.geometry.threads(), l.geometry.idle_slots()});
+    rungs.push_back(dev.rung(v));
   }
   report.table("launch", launch_table);
-
-  std::vector<cudalab::VariantResult> results;
-  bool all_ok = true;
-  for (auto v : chosen) {
-    d_planes.poison();  // an unwritten pixel fails the check
-    rgba_split::launch(v, d_rgba.data(), planes, width, height);
-    d_planes.download(actual, pixels);
-    cudalab::VariantResult r;
-    r.name = rgba_split::variant_name(v);
-    r.bytes = bytes;
-    r.correct = verify(r.name, expected, actual, width);
-    all_ok = all_ok && r.correct;
-    r.timing = bench.run([&] { rgba_split::launch(v, d_rgba.data(), planes, width, height); });
-    results.push_back(r);
-  }
-
-  report.heading(fmt::format("Kernel time (median of {}, L2 flushed before each)", o.common.repeat));
-  report.table("variants", cudalab::bandwidth_table(results, facts.theoretical_bandwidth_gbps(), ceiling.gbps));
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < results.size(); ++i) {
-    if (results[i].gbps() > results[best].gbps()) best = i;
-  }
-  report.field("best_variant", "best variant", results[best].name);
-  report.field("best_over_copy", "best / copy ceiling", Value(results[best].gbps() / ceiling.gbps, 3));
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  cudalab::report_ladder(report, ladder, facts.theoretical_bandwidth_gbps(), ceiling.gbps, o.common.repeat);
+  const bool all_ok = ladder.all_ok;
   report.field("verified", "every plane matches the CPU byte for byte", all_ok);
 
   if (!o.output_dir.empty() && all_ok) {
     // The planes of the last variant run are still in `actual`.
     for (int c = 0; c < 4; ++c) {
       const std::string path = (std::filesystem::path(o.output_dir) / (std::string(kPlaneNames[c]) + ".png")).string();
-      rgba_split::write_gray_png(path, actual[c].data(), width, height);
+      rgba_split::write_gray_png(path, dev.actual[c].data(), width, height);
     }
     report.field("output_dir", "planes written to", o.output_dir);
   }

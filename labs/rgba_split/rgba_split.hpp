@@ -53,8 +53,12 @@ struct Launch {
 };
 Launch plan_launch(Variant v, std::size_t width, std::size_t height);
 
-// Splits on `stream`. Pointers from cudaMalloc; the vector variants need 16-byte aligned
-// pointers (cudaMalloc's are) and fall back to kNaive otherwise. Throws CudaError.
+// "" when launch() runs variant v itself on these pointers; otherwise what it runs instead and
+// why. The 1D variants need 16-byte aligned pointers (cudaMalloc's are) and run the naive
+// kernel without them; the driver reports that next to the variant's row.
+std::string fallback(Variant v, const std::uint8_t* rgba, Planes out);
+
+// Splits on `stream`. Pointers from cudaMalloc. Throws CudaError.
 void launch(Variant v, const std::uint8_t* rgba, Planes out, std::size_t width, std::size_t height,
             cudaStream_t stream = nullptr);
 

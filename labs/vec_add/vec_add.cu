@@ -2,9 +2,9 @@
 //
 // Napkin math: each element reads a[i] and b[i] and writes c[i], 12 bytes for float or int.
 // At 2^28 elements that is 3.2 GB; at the H200's 4814 GB/s peak the floor is 0.67 ms, and the
-// realistic ceiling is what cudaMemcpy device-to-device reaches in the same run (88-89% of
-// the peak in our H200 runs: 4254-4285 GB/s). Every variant does the same arithmetic; they differ only in how
-// work is handed to threads and how wide each memory access is.
+// realistic ceiling is what cudaMemcpy device-to-device reaches in the same run (the lab prints
+// it; the README has a measured table). Every variant does the same arithmetic; they differ only
+// in how work is handed to threads and how wide each memory access is.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -171,8 +171,6 @@ int current_sm_count() {
   return sms;
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 int fixed_grid_blocks_per_sm(Variant v, int block) {
@@ -211,11 +209,16 @@ Plan make_plan(Variant v, std::size_t n, int block) {
   return p;
 }
 
+std::string fallback(const Plan& plan, const void* a, const void* b, const void* c) {
+  const bool aligned = cudalab::is_aligned(a, 16) && cudalab::is_aligned(b, 16) && cudalab::is_aligned(c, 16);
+  if (plan.variant == Variant::kVectorized && !aligned) return "ran grid_stride (pointers not 16-byte aligned)";
+  return "";
+}
+
 template <typename T>
 void launch(const Plan& plan, const T* a, const T* b, T* c, cudaStream_t stream) {
   if (plan.n == 0) return;
-  Variant v = plan.variant;
-  if (v == Variant::kVectorized && !(aligned16(a) && aligned16(b) && aligned16(c))) v = Variant::kGridStride;
+  const Variant v = fallback(plan, a, b, c).empty() ? plan.variant : Variant::kGridStride;
   const dim3 grid(static_cast<unsigned>(plan.geometry.grid_x));
   const int block = plan.block;
   const std::size_t n = plan.n;

@@ -40,9 +40,12 @@ struct Plan {
 // Plans a launch on the current device. block must be 32..1024 (std::invalid_argument).
 Plan make_plan(Variant v, std::size_t n, int block);
 
-// Enqueues c = a + b on `stream`. T is float or int. The vectorized variant needs 16-byte
-// aligned pointers (cudaMalloc's are) and falls back to the grid-stride kernel without them.
-// Throws CudaError on a launch error.
+// "" when launch() runs the plan's own kernel on these pointers; otherwise what it runs instead
+// and why. The vectorized variant needs 16-byte aligned pointers (cudaMalloc's are) and runs
+// the grid-stride kernel without them; the driver reports that next to the variant's row.
+std::string fallback(const Plan& plan, const void* a, const void* b, const void* c);
+
+// Enqueues c = a + b on `stream`. T is float or int. Throws CudaError on a launch error.
 template <typename T>
 void launch(const Plan& plan, const T* a, const T* b, T* c, cudaStream_t stream = nullptr);
 

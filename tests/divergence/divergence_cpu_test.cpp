@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "divergence.hpp"
+#include "reference.hpp"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
 #include "divergence.hpp"
+#include "reference.hpp"
 #include "gpu_test.hpp"
 
 namespace {

@@ -237,7 +237,7 @@ class HostileBatch(unittest.TestCase):
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out, "--jobs", JOBS,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=8 -DCUDALAB_TIMEOUT_GPU=10"],
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=6 -DCUDALAB_TIMEOUT_GPU=4"],
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-3000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:

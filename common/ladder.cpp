@@ -1,0 +1,81 @@
+#include "common/ladder.hpp"
+
+#include <fmt/format.h>
+
+#include "common/cuda_check.hpp"
+
+namespace cudalab {
+
+std::vector<VariantResult> LadderResult::results() const {
+  std::vector<VariantResult> out;
+  out.reserve(rungs.size());
+  for (const auto& r : rungs) out.push_back(r.result);
+  return out;
+}
+
+LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
+  LadderResult ladder;
+  for (const Rung& rung : rungs) {
+    RungResult r;
+    r.result.name = rung.name;
+    r.result.bytes = rung.bytes;
+    r.fallback = rung.fallback;
+    if (rung.time_first_launch) {
+      EventTimer cold;
+      cold.start();
+      rung.launch();
+      cold.stop();
+      r.first_launch_ms = cold.elapsed_ms();
+    }
+    if (rung.poison) rung.poison();
+    rung.launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    r.result.correct = rung.check();
+    ladder.all_ok = ladder.all_ok && r.result.correct;
+    r.result.timing = bench.run(rung.launch);
+    ladder.rungs.push_back(std::move(r));
+  }
+  for (std::size_t i = 0; i < ladder.rungs.size(); ++i) {
+    const VariantResult& r = ladder.rungs[i].result;
+    if (!r.correct) continue;
+    if (ladder.best < 0) {
+      ladder.best = static_cast<int>(i);
+      continue;
+    }
+    const VariantResult& b = ladder.best_result();
+    const bool faster = r.bytes > 0 ? r.gbps() > b.gbps() : r.timing.median_ms < b.timing.median_ms;
+    if (faster) ladder.best = static_cast<int>(i);
+  }
+  return ladder;
+}
+
+std::vector<std::string> fallback_notes(const LadderResult& ladder) {
+  std::vector<std::string> notes;
+  for (const auto& r : ladder.rungs) {
+    if (!r.fallback.empty()) notes.push_back(fmt::format("{}: {}", r.result.name, r.fallback));
+  }
+  return notes;
+}
+
+void report_ladder(Report& report, const LadderResult& ladder, double peak_gbps, double copy_gbps, int repeat) {
+  report.heading(fmt::format("Kernel time (median of {}, L2 flushed before each)", repeat));
+  report.table("variants", bandwidth_table(ladder.results(), peak_gbps, copy_gbps));
+  for (const auto& line : fallback_notes(ladder)) report.note("  " + line);
+  if (ladder.best < 0) return;  // nothing correct: no best to name
+  const VariantResult& best = ladder.best_result();
+  report.field("best_variant", "best variant", best.name);
+  report.field("best_gbps", "best bandwidth", Value(best.gbps(), 0), "GB/s");
+  report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / copy_gbps, 3));
+}
+
+std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
+                                     const std::function<double(std::size_t)>& bytes_needed, double budget_bytes) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = first; n <= last && bytes_needed(n) <= budget_bytes; n *= factor) {
+    sizes.push_back(n);
+    if (factor < 2) break;
+  }
+  return sizes;
+}
+
+}  // namespace cudalab

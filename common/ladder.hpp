@@ -1,0 +1,70 @@
+#pragma once
+// The one variant driver of the ladder labs (vec_add, rgba_split, reduction, divergence).
+//
+// A lab describes each variant once, bound to its problem, as a Rung: how to poison the output,
+// how to launch, how to check the result against the CPU reference, the bytes one launch must
+// move. run_ladder then does for every lab what each main() used to write by hand:
+//
+//   for each rung:  poison -> launch -> check (first mismatch on stderr) -> time (Benchmarker)
+//   then:           GB/s, % of peak, % of the copy ceiling, the best correct variant
+//
+// and report_ladder prints the standard table and the best_* fields (text or --json). A variant
+// that cannot run as asked (a vector kernel given misaligned pointers) carries its reason in
+// Rung::fallback and is reported with it: never silently replaced.
+//
+// Sweeps (bandwidth over N for the plots) call run_ladder once per size; sweep_sizes is the one
+// place that decides how far a sweep may go in device memory.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/bandwidth.hpp"
+#include "common/report.hpp"
+#include "common/timer.hpp"
+
+namespace cudalab {
+
+// One variant of a lab, bound to one problem.
+struct Rung {
+  std::string name;                 // the variant's name, as --variant takes it
+  double bytes = 0;                 // bytes one launch must read + write (the napkin minimum)
+  std::function<void()> poison;     // makes every output element wrong (unwritten ones then fail)
+  std::function<void()> launch;     // enqueues one run on the default stream
+  std::function<bool()> check;      // compares with the CPU reference; prints why not on stderr
+  std::string fallback;             // non-empty: why a different kernel runs (reported, not hidden)
+  bool time_first_launch = false;   // also time the very first launch (module load included)
+};
+
+struct RungResult {
+  VariantResult result;             // name, timing, bytes, correct
+  double first_launch_ms = -1;      // with Rung::time_first_launch
+  std::string fallback;
+};
+
+struct LadderResult {
+  std::vector<RungResult> rungs;    // in ladder order
+  bool all_ok = true;               // every rung matched the reference
+  int best = -1;                    // the fastest correct rung (highest GB/s, or least time); -1: none
+  std::vector<VariantResult> results() const;
+  const VariantResult& best_result() const { return rungs.at(static_cast<std::size_t>(best)).result; }
+};
+
+// Runs every rung: first launch (timed when asked), poison, launch, check, then `bench.run`.
+LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs);
+
+// The standard report of a bandwidth ladder: heading, the "variants" table (bandwidth_table),
+// a note per fallback, and the fields best_variant, best_gbps, best_over_copy.
+void report_ladder(Report& report, const LadderResult& ladder, double peak_gbps, double copy_gbps, int repeat);
+
+// One line per rung that fell back: "vectorized: ran grid_stride (pointers not 16-byte aligned)".
+std::vector<std::string> fallback_notes(const LadderResult& ladder);
+
+// The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
+// bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory
+// cap of every lab). Never empty when `first` fits.
+std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
+                                     const std::function<double(std::size_t)>& bytes_needed,
+                                     double budget_bytes = usable_device_memory());
+
+}  // namespace cudalab

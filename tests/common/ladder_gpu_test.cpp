@@ -1,0 +1,69 @@
+// The variant driver on the GPU: every rung is poisoned, launched, checked and timed in order;
+// a wrong rung makes the ladder fail and is never the best; fallbacks are reported.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "common/ladder.hpp"
+#include "gpu_test.hpp"
+
+namespace {
+
+// A "kernel" made of a memset: writes `value` to every byte of the buffer.
+cudalab::Rung memset_rung(const std::string& name, cudalab::DeviceBuffer<unsigned char>& buf, int value,
+                          std::vector<std::string>& log) {
+  cudalab::Rung r;
+  r.name = name;
+  r.bytes = static_cast<double>(buf.size());
+  r.poison = [&buf, &log, name] {
+    log.push_back("poison " + name);
+    buf.fill_bytes(0xEE);
+  };
+  r.launch = [&buf, value] { CUDA_CHECK(cudaMemset(buf.data(), value, buf.size())); };
+  r.check = [&buf, &log, name] {
+    log.push_back("check " + name);
+    for (unsigned char b : buf.download()) {
+      if (b != 0x11) return false;
+    }
+    return true;
+  };
+  return r;
+}
+
+TEST(Ladder, PoisonsChecksAndPicksTheFastestCorrectRung) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::Benchmarker bench({1, 3, false});
+  cudalab::DeviceBuffer<unsigned char> buf(1 << 20);
+  std::vector<std::string> log;
+  std::vector<cudalab::Rung> rungs{memset_rung("right", buf, 0x11, log), memset_rung("wrong", buf, 0x22, log)};
+  rungs[1].fallback = "ran something else";
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  EXPECT_EQ(log, (std::vector<std::string>{"poison right", "check right", "poison wrong", "check wrong"}));
+  ASSERT_EQ(ladder.rungs.size(), 2u);
+  EXPECT_TRUE(ladder.rungs[0].result.correct);
+  EXPECT_FALSE(ladder.rungs[1].result.correct);
+  EXPECT_FALSE(ladder.all_ok);
+  EXPECT_EQ(ladder.best, 0);  // the wrong rung is never the best, however fast
+  EXPECT_GT(ladder.rungs[0].result.timing.median_ms, 0.0);
+  EXPECT_EQ(ladder.rungs[0].result.timing.samples_ms.size(), 3u);
+  EXPECT_EQ(cudalab::fallback_notes(ladder), (std::vector<std::string>{"wrong: ran something else"}));
+  EXPECT_EQ(ladder.rungs[0].first_launch_ms, -1.0);
+}
+
+TEST(Ladder, AWrongPoisonIsCaughtAndNothingCorrectMeansNoBest) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::Benchmarker bench({0, 1, false});
+  cudalab::DeviceBuffer<unsigned char> buf(4096);
+  std::vector<std::string> log;
+  auto skip = memset_rung("skips_the_last_byte", buf, 0x11, log);
+  skip.launch = [&buf] { CUDA_CHECK(cudaMemset(buf.data(), 0x11, buf.size() - 1)); };
+  skip.time_first_launch = true;
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {skip});
+  EXPECT_FALSE(ladder.all_ok);  // the poisoned last byte shows through
+  EXPECT_EQ(ladder.best, -1);
+  EXPECT_GE(ladder.rungs[0].first_launch_ms, 0.0);
+}
+
+}  // namespace
