@@ -14,20 +14,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_manifest  # noqa: E402
 import script_cli  # noqa: E402
 
-RUNS = [
-    ("device_query", ["device_query", "--json"]),
-    ("vec_add_2p28", ["vec_add", "2^28", "--json"]),
-    ("vec_add_sweep", ["vec_add", "--sweep", "--json"]),
-    ("rgba_split_16384", ["rgba_split", "16384", "16384", "--json"]),
-    ("rgba_split_sweep", ["rgba_split", "--sweep", "--json"]),
-    ("reduction_2p28", ["reduction", "2^28", "--json"]),
-    ("reduction_sweep", ["reduction", "--sweep", "--json"]),
-    ("divergence", ["divergence", "--json"]),
-    ("occupancy", ["occupancy", "--json"]),
-    ("mem_spaces", ["mem_spaces", "--json"]),
-]
+RUNS = lab_manifest.bench_runs()  # from labs/manifest.json
 
 
 def main():

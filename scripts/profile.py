@@ -24,6 +24,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_manifest  # noqa: E402
+
 TIME = "gpu__time_duration.sum"
 DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
 LD_SECTORS, LD_REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
@@ -42,19 +45,10 @@ LAUNCH = ["launch__grid_size", "launch__block_size", "launch__shared_mem_per_blo
 RATIOS = {"ld sectors/req": (LD_SECTORS, LD_REQUESTS, 1.0), "st sectors/req": (ST_SECTORS, ST_REQUESTS, 1.0),
           "smem ld conflict %": (SMEM_LD_CONFLICTS, SMEM_LD_WAVEFRONTS, 100.0),
           "smem st conflict %": (SMEM_ST_CONFLICTS, SMEM_ST_WAVEFRONTS, 100.0)}
-METRICS = {
-    "divergence": ["smsp__sass_average_branch_targets_threads_uniform.pct",
-                   "smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum"],
-    "vec_add": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
-    "rgba_split": [DRAM, LD_SECTORS, LD_REQUESTS, ST_SECTORS, ST_REQUESTS],
-    "occupancy": ["sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct", DRAM],
-    "reduction": [DRAM, SMEM_LD_CONFLICTS, SMEM_ST_CONFLICTS, SMEM_LD_WAVEFRONTS, SMEM_ST_WAVEFRONTS],
-    "mem_spaces": ["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", DRAM],
-}
-DEFAULT_ARGS = {
-    "divergence": ["--iters", "2000"], "vec_add": ["2^24"], "rgba_split": ["4096", "4096"],
-    "occupancy": ["--stream-n", "16M"], "reduction": ["2^26"], "mem_spaces": [],
-}
+# Each lab's metrics and default arguments: labs/manifest.json.
+PROFILES = lab_manifest.profiles()
+METRICS = {lab: metrics for lab, (_, metrics) in PROFILES.items()}
+DEFAULT_ARGS = {lab: args for lab, (args, _) in PROFILES.items()}
 SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branches %",
          "smsp__thread_inst_executed_per_inst_executed.ratio": "threads/inst",
          "smsp__inst_executed.sum": "warp insts",

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -54,14 +55,14 @@ std::vector<Variant> chosen(const Options& o) {
 // times (a variant that claims bitwise reproducibility must give the same bits every time).
 template <typename T>
 cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, reduction::Workspace<T>& ws,
-                   const reduction::Expected<T>& want, int& passes) {
+                   const reduction::Expected<T>& want, int& passes, bool& same_bits) {
   cudalab::Rung r;
   r.name = reduction::variant_name(v);
   r.bytes = static_cast<double>(x.size()) * sizeof(T);
   r.time_first_launch = v == Variant::kGmemNotes || v == Variant::kSmemNotes;  // the notes timed a cold launch
   r.poison = [&ws] { CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(T))); };
   r.launch = [v, &x, block, &ws, &passes] { passes = reduction::reduce(v, x.data(), x.size(), block, ws); };
-  r.check = [v, &x, block, &ws, &want] {
+  r.check = [v, &x, block, &ws, &want, &same_bits] {
     const T got = read_result(ws.result());
     const bool ok = reduction::matches(want, got);
     if (!ok) {
@@ -74,6 +75,7 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
       const T again = read_result(ws.result());
       same = same && std::memcmp(&again, &got, sizeof(T)) == 0;
     }
+    same_bits = same;
     if (reduction::reproducible(v) && !same) {
       std::fprintf(stderr, "reduction: %s claims bitwise reproducibility but its results differed\n",
                    reduction::variant_name(v).c_str());
@@ -83,6 +85,22 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
   r.fallback = reduction::fallback(v, x.data());
   return r;
 }
+
+// The rungs of the chosen variants, with what each run reports besides its time: the number of
+// launches it took and whether its four results were bitwise the same.
+template <typename T>
+struct Ladder {
+  Ladder(const std::vector<Variant>& variants, const cudalab::DeviceBuffer<T>& x, int block,
+         reduction::Workspace<T>& ws, const reduction::Expected<T>& want)
+      : passes(variants.size()), same(variants.size(), true) {
+    for (std::size_t i = 0; i < variants.size(); ++i) rungs.push_back(rung(variants[i], x, block, ws, want, passes[i], same[i]));
+  }
+  Ladder(const Ladder&) = delete;  // the rungs hold references to passes and same
+  Ladder& operator=(const Ladder&) = delete;
+  std::vector<int> passes;
+  std::deque<bool> same;  // deque: stable references to real bools
+  std::vector<cudalab::Rung> rungs;
+};
 
 template <typename T>
 int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
@@ -107,10 +125,10 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   const cudalab::Timing cub_time = bench.run([&] { cub.run(); });
 
   const auto variants = chosen(o);
-  std::vector<int> passes(variants.size());
-  std::vector<cudalab::Rung> rungs;
-  for (std::size_t i = 0; i < variants.size(); ++i) rungs.push_back(rung(variants[i], d_x, o.block, ws, want, passes[i]));
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  Ladder<T> rungs(variants, d_x, o.block, ws, want);
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
+  const auto& passes = rungs.passes;
+  const auto& same = rungs.same;
 
   cudalab::Table t({{"variant", "variant"}, {"passes", "launches"}, {"median_ms", "median ms"}, {"gbps", "GB/s"},
                     {"percent_of_peak", "% peak"}, {"percent_of_copy", "% copy"}, {"speedup", "x first"},
@@ -125,7 +143,10 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   };
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const auto& r = ladder.rungs[i].result;
-    add_row(r.name, passes[i], r.timing, r.gbps(), reduction::reproducible(variants[i]) ? "claimed" : "no claim", r.correct);
+    add_row(r.name, passes[i], r.timing, r.gbps(),
+            fmt::format("{} ({})", reduction::reproducible(variants[i]) ? "claimed" : "no claim",
+                        same[i] ? "same x4" : "DIFFERED"),
+            r.correct);
   }
   const double cub_gbps = cudalab::gbps(static_cast<double>(n) * sizeof(T), cub_time.median_ms);
   add_row("cub::DeviceReduce::Sum", "-", cub_time, cub_gbps, "-", cub_ok);
@@ -163,12 +184,9 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     const double bytes = static_cast<double>(n) * sizeof(T);
     t.add_row({static_cast<long long>(n), "cub::DeviceReduce::Sum", Value(cub_time.median_ms * 1e3, 2),
                Value(cudalab::gbps(bytes, cub_time.median_ms), 0), Value(1.0, 3), cub_ok ? "yes" : "NO"});
-    const auto variants = chosen(o);
-    std::vector<int> passes(variants.size());
-    std::vector<cudalab::Rung> rungs;
-    for (std::size_t i = 0; i < variants.size(); ++i) rungs.push_back(rung(variants[i], d_x, o.block, ws, want, passes[i]));
-    for (auto& r : rungs) r.time_first_launch = false;
-    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+    Ladder<T> rungs(chosen(o), d_x, o.block, ws, want);
+    for (auto& r : rungs.rungs) r.time_first_launch = false;
+    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
     all_ok = all_ok && cub_ok && ladder.all_ok;
     for (const auto& r : ladder.results()) {
       t.add_row({static_cast<long long>(n), r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0),

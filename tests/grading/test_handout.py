@@ -122,7 +122,7 @@ class Handout(unittest.TestCase):
         with open(os.path.join(out, "results.json")) as f:
             tests = {t["name"]: t for t in json.load(f)["tests"]}
         # The CPU tests of the stubbed host-side task fail in the handout (the kernel tasks' tests
-        # need a GPU: see the README's instructor section).
+        # need a GPU: see docs/instructors.md).
         self.assertEqual(tests["Residency.H200With256Threads"]["score"], 0.0)
         self.assertEqual(tests["Residency.ReadmeExerciseThree"]["score"], 0.0)
         with open(os.path.join(out, "results.json")) as f:

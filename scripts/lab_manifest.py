@@ -1,0 +1,43 @@
+"""labs/manifest.json, the one list of the labs: each lab's name, its one-line idea (the README's
+labs table), its benchmark runs (scripts/bench.py) and its profile arguments and Nsight Compute
+metrics (scripts/profile.py). CMake adds labs/<name>/ for every entry (labs/CMakeLists.txt)."""
+import json
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATH = os.path.join(ROOT, "labs", "manifest.json")
+
+
+def load(path=PATH):
+    """The labs, in manifest order: a list of dicts with name, idea, bench ({run: args}) and
+    optionally profile ({args, metrics}). Raises ValueError on a malformed manifest."""
+    with open(path, encoding="utf-8") as f:
+        labs = json.load(f)["labs"]
+    seen, runs = set(), set()
+    for lab in labs:
+        name = lab.get("name")
+        if not isinstance(name, str) or not name.isidentifier() or name in seen:
+            raise ValueError(f"{path}: bad or repeated lab name {name!r}")
+        seen.add(name)
+        if not isinstance(lab.get("idea"), str) or not lab["idea"]:
+            raise ValueError(f"{path}: {name} has no idea line")
+        for run, args in lab.get("bench", {}).items():
+            if run in runs or not all(isinstance(a, str) for a in args):
+                raise ValueError(f"{path}: {name}: bad or repeated bench run {run!r}")
+            runs.add(run)
+        prof = lab.get("profile")
+        if prof is not None and (not prof.get("metrics") or not isinstance(prof.get("args"), list)):
+            raise ValueError(f"{path}: {name}: profile needs args and metrics")
+    return labs
+
+
+def bench_runs(labs=None):
+    """[(run name, [lab, args..., "--json"])] for scripts/bench.py."""
+    return [(run, [lab["name"]] + args + ["--json"]) for lab in (labs or load())
+            for run, args in lab.get("bench", {}).items()]
+
+
+def profiles(labs=None):
+    """{lab: (default args, metrics)} of the labs that have a profile entry."""
+    return {lab["name"]: (lab["profile"]["args"], lab["profile"]["metrics"]) for lab in (labs or load())
+            if lab.get("profile")}

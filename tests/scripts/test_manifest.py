@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""labs/manifest.json is the one list of the labs: every lab folder has an entry and every entry a
+folder, the README's labs table repeats it row for row, bench.py and profile.py take their runs
+and metrics from it, plot.py reads only runs it defines, and grading/points.json knows every lab
+that has student regions."""
+import json
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bench  # noqa: E402
+import lab_manifest  # noqa: E402
+import profile as lab_profile  # noqa: E402
+from labgrade import suite  # noqa: E402
+
+LABS = lab_manifest.load()
+NAMES = [lab["name"] for lab in LABS]
+
+
+class Manifest(unittest.TestCase):
+    def test_every_lab_folder_has_an_entry_and_every_entry_a_folder(self):
+        folders = sorted(d for d in os.listdir(os.path.join(ROOT, "labs"))
+                         if os.path.isfile(os.path.join(ROOT, "labs", d, "CMakeLists.txt")))
+        self.assertEqual(sorted(NAMES), folders)
+        for name in NAMES:
+            for f in ("README.md", "main.cu"):
+                self.assertTrue(os.path.isfile(os.path.join(ROOT, "labs", name, f)), f"labs/{name}/{f}")
+
+    def test_the_readme_table_repeats_the_manifest(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            rows = re.findall(r"^\| `(\w+)` \| (.+?) \| \[labs/(\w+)\]\(labs/(\w+)/README\.md\) \|$", f.read(), re.M)
+        self.assertEqual([(r[0], r[1]) for r in rows], [(lab["name"], lab["idea"]) for lab in LABS])
+        self.assertTrue(all(r[0] == r[2] == r[3] for r in rows), rows)
+
+    def test_bench_and_profile_take_it_from_the_manifest(self):
+        self.assertEqual(bench.RUNS, lab_manifest.bench_runs())
+        self.assertEqual([cmd[0] for _, cmd in bench.RUNS if cmd[0] not in NAMES], [])
+        self.assertIn("device_query", [name for name, _ in bench.RUNS])  # bench.py names the GPU from it
+        self.assertEqual(sorted(lab_profile.METRICS), sorted(lab["name"] for lab in LABS if lab.get("profile")))
+        for lab, metrics in lab_profile.METRICS.items():
+            self.assertEqual(len(metrics), len(set(metrics)), lab)
+            for m in metrics:
+                self.assertRegex(m, r"^[a-z0-9_]+__[a-z0-9_.]+$", lab)
+
+    def test_plot_reads_only_runs_that_bench_makes(self):
+        with open(os.path.join(ROOT, "scripts", "plot.py"), encoding="utf-8") as f:
+            text = f.read()
+        used = set(re.findall(r'runs"?\]?\["(\w+)"\]', text))
+        self.assertTrue(used)
+        self.assertEqual(sorted(used - {name for name, _ in bench.RUNS}), [])
+
+    def test_points_know_every_lab_with_student_regions(self):
+        with open(os.path.join(ROOT, "grading", "points.json"), encoding="utf-8") as f:
+            points = json.load(f)
+        # its other entries are the test groups of the suite itself (tests/common, tests/grading, ...)
+        others = [g for g in points["labs"] if g not in NAMES]
+        self.assertEqual([g for g in others if not os.path.isdir(os.path.join(ROOT, "tests", g))], [])
+        with_regions = {rel.split("/")[1] for rel in suite.find_regions(ROOT) if rel.startswith("labs/")}
+        self.assertEqual(sorted(with_regions - set(points["labs"])), [])
+
+    def test_a_malformed_manifest_is_refused(self):
+        good = {"name": "x", "idea": "an idea", "bench": {"x": []}}
+        for bad in ([good, good], [dict(good, name="not a name")], [dict(good, idea="")],
+                    [dict(good, bench={"r": [1]})], [dict(good, profile={"args": []})]):
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                json.dump({"labs": bad}, f)
+            try:
+                with self.assertRaises(ValueError):
+                    lab_manifest.load(f.name)
+            finally:
+                os.unlink(f.name)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"labs": [good]}, f)
+        try:
+            self.assertEqual(lab_manifest.load(f.name), [good])
+        finally:
+            os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    unittest.main()
