@@ -1,6 +1,8 @@
 #pragma once
-// Name lookup for a lab's Variant enum: every lab lists its variants once (all_variants) and
-// names them once (variant_name); these helpers derive the rest.
+// A lab's variants, described once: a VariantTable lists each variant of the lab's enum, in
+// ladder order, with its name (what --variant takes) and one line on what it changes. The lab's
+// all_variants / variant_name / variant_summary / parse_variant / variant_names read the table.
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,40 @@ bool find_by_name(const std::vector<V>& all, NameFn name, const std::string& tex
   return false;
 }
 
+template <typename V>
+struct VariantInfo {
+  V id;
+  const char* name;  // as --variant takes it: "coarsened4"
+  const char* what;  // one line: what this variant changes
+};
+
+template <typename V>
+class VariantTable {
+ public:
+  VariantTable(std::initializer_list<VariantInfo<V>> rows) : rows_(rows) {
+    for (const auto& r : rows_) ids_.push_back(r.id);
+  }
+  const std::vector<V>& ids() const { return ids_; }
+  std::string name(V v) const { return row(v) ? row(v)->name : "?"; }
+  std::string what(V v) const { return row(v) ? row(v)->what : "?"; }
+  std::vector<std::string> names() const {
+    return names_of(ids_, [this](V v) { return name(v); });
+  }
+  bool find(const std::string& text, V* out) const {
+    return find_by_name(ids_, [this](V v) { return name(v); }, text, out);
+  }
+
+ private:
+  const VariantInfo<V>* row(V v) const {
+    for (const auto& r : rows_) {
+      if (r.id == v) return &r;
+    }
+    return nullptr;
+  }
+  std::vector<VariantInfo<V>> rows_;
+  std::vector<V> ids_;
+};
+
 // What --variant selects: "all" -> every variant, otherwise the one named (the CLI accepted
 // only known names; an unknown one selects nothing).
 template <typename V, typename NameFn>
@@ -36,3 +72,21 @@ std::vector<V> select_variants(const std::vector<V>& all, NameFn name, const std
 }
 
 }  // namespace cudalab
+
+// Defines, in a lab's namespace (in its .cu file), its variant table and the functions its
+// header declares: all_variants, variant_name, variant_summary, variant_names, parse_variant.
+//   CUDALAB_VARIANTS(Variant,
+//       {Variant::kNaive, "naive", "one element per thread"},
+//       {Variant::kCoarsened2, "coarsened2", "2 elements per thread"})
+#define CUDALAB_VARIANTS(V, ...)                                                                 \
+  namespace {                                                                                   \
+  const ::cudalab::VariantTable<V>& variant_table() {                                           \
+    static const ::cudalab::VariantTable<V> table{__VA_ARGS__};                                 \
+    return table;                                                                               \
+  }                                                                                             \
+  }                                                                                             \
+  const std::vector<V>& all_variants() { return variant_table().ids(); }                        \
+  std::string variant_name(V v) { return variant_table().name(v); }                             \
+  std::string variant_summary(V v) { return variant_table().what(v); }                          \
+  std::vector<std::string> variant_names() { return variant_table().names(); }                   \
+  bool parse_variant(const std::string& name, V* out) { return variant_table().find(name, out); }

@@ -84,29 +84,14 @@ __global__ void data_dependent(const float* data, float* out, int iters) {
 
 }  // namespace
 
-const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v{Variant::kDivergent,  Variant::kUniform,    Variant::kBranchFree,
-                                      Variant::kDataRandom, Variant::kDataSorted, Variant::kDataPositive};
-  return v;
-}
-
-std::string variant_name(Variant v) {
-  switch (v) {
-    case Variant::kDivergent: return "divergent";
-    case Variant::kUniform: return "uniform";
-    case Variant::kBranchFree: return "branch_free";
-    case Variant::kDataRandom: return "data_random";
-    case Variant::kDataSorted: return "data_sorted";
-    case Variant::kDataPositive: return "data_positive";
-  }
-  return "?";
-}
-
-std::vector<std::string> variant_names() { return cudalab::names_of(all_variants(), variant_name); }
-
-bool parse_variant(const std::string& name, Variant* out) {
-  return cudalab::find_by_name(all_variants(), variant_name, name, out);
-}
+// The ladder, described once: each variant's name and what it changes.
+CUDALAB_VARIANTS(Variant,
+    {Variant::kDivergent, "divergent", "the notes' branch on threadIdx.x % 2: both paths inside every warp"},
+    {Variant::kUniform, "uniform", "the notes' branch on (threadIdx.x / 32) % 2: one path per warp"},
+    {Variant::kBranchFree, "branch_free", "no branch: each thread picks its constants arithmetically"},
+    {Variant::kDataRandom, "data_random", "branch on x[i] > 0, random signs: nearly every warp diverges"},
+    {Variant::kDataSorted, "data_sorted", "the same branch on sorted data: one warp diverges"},
+    {Variant::kDataPositive, "data_positive", "all positive: no warp diverges"})
 
 bool is_data_dependent(Variant v) {
   return v == Variant::kDataRandom || v == Variant::kDataSorted || v == Variant::kDataPositive;

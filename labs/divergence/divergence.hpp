@@ -24,6 +24,7 @@ enum class Variant {
 
 const std::vector<Variant>& all_variants();
 std::string variant_name(Variant v);
+std::string variant_summary(Variant v);  // one line: what this variant changes
 bool parse_variant(const std::string& name, Variant* out);
 std::vector<std::string> variant_names();
 bool is_data_dependent(Variant v);

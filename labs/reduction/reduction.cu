@@ -428,61 +428,22 @@ __global__ void single_pass_atomic(const T* __restrict__ in, T* out, std::size_t
 
 // ---------------------------------------------------------------------------------------
 
-const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v{
-      Variant::kGmemNotes,        Variant::kSmemNotes,          Variant::kInterleavedDivergent,
-      Variant::kInterleavedStrided, Variant::kSequential,       Variant::kFirstAddDuringLoad,
-      Variant::kUnrollLastWarp,   Variant::kCompleteUnroll,     Variant::kMultiElement,
-      Variant::kWarpShuffle,      Variant::kCooperativeGroups,  Variant::kVectorized,
-      Variant::kSinglePass,       Variant::kSinglePassAtomic};
-  return v;
-}
-
-std::string variant_name(Variant v) {
-  switch (v) {
-    case Variant::kGmemNotes: return "gmem_notes";
-    case Variant::kSmemNotes: return "smem_notes";
-    case Variant::kInterleavedDivergent: return "interleaved_divergent";
-    case Variant::kInterleavedStrided: return "interleaved_strided";
-    case Variant::kSequential: return "sequential";
-    case Variant::kFirstAddDuringLoad: return "first_add_during_load";
-    case Variant::kUnrollLastWarp: return "unroll_last_warp";
-    case Variant::kCompleteUnroll: return "complete_unroll";
-    case Variant::kMultiElement: return "multi_element";
-    case Variant::kWarpShuffle: return "warp_shuffle";
-    case Variant::kCooperativeGroups: return "cooperative_groups";
-    case Variant::kVectorized: return "vectorized";
-    case Variant::kSinglePass: return "single_pass";
-    case Variant::kSinglePassAtomic: return "single_pass_atomic";
-  }
-  return "?";
-}
-
-std::string variant_summary(Variant v) {
-  switch (v) {
-    case Variant::kGmemNotes: return "notes: tree in global memory (scratch copy, no early return)";
-    case Variant::kSmemNotes: return "notes: tree in shared memory, last warp with __syncwarp";
-    case Variant::kInterleavedDivergent: return "tid % (2s) == 0: divergent warps";
-    case Variant::kInterleavedStrided: return "index 2*s*tid: no divergence, bank conflicts";
-    case Variant::kSequential: return "tid < s: conflict-free, half the threads idle";
-    case Variant::kFirstAddDuringLoad: return "two elements per thread while loading";
-    case Variant::kUnrollLastWarp: return "last 6 steps in one warp (__syncwarp)";
-    case Variant::kCompleteUnroll: return "block size as template parameter";
-    case Variant::kMultiElement: return "fixed grid, grid-stride sum per thread";
-    case Variant::kWarpShuffle: return "__shfl_down_sync instead of shared memory";
-    case Variant::kCooperativeGroups: return "cg::reduce on 32-thread tiles";
-    case Variant::kVectorized: return "16-byte loads, 4 in flight per thread";
-    case Variant::kSinglePass: return "last block adds the partials: 1 launch";
-    case Variant::kSinglePassAtomic: return "atomicAdd of block partials: 1 launch";
-  }
-  return "?";
-}
-
-std::vector<std::string> variant_names() { return cudalab::names_of(all_variants(), variant_name); }
-
-bool parse_variant(const std::string& name, Variant* out) {
-  return cudalab::find_by_name(all_variants(), variant_name, name, out);
-}
+// The ladder, described once: each variant's name and what it changes.
+CUDALAB_VARIANTS(Variant,
+    {Variant::kGmemNotes, "gmem_notes", "notes: tree in global memory (scratch copy, no early return)"},
+    {Variant::kSmemNotes, "smem_notes", "notes: tree in shared memory, last warp with __syncwarp"},
+    {Variant::kInterleavedDivergent, "interleaved_divergent", "tid % (2s) == 0: divergent warps"},
+    {Variant::kInterleavedStrided, "interleaved_strided", "index 2*s*tid: no divergence, bank conflicts"},
+    {Variant::kSequential, "sequential", "tid < s: conflict-free, half the threads idle"},
+    {Variant::kFirstAddDuringLoad, "first_add_during_load", "two elements per thread while loading"},
+    {Variant::kUnrollLastWarp, "unroll_last_warp", "last 6 steps in one warp (__syncwarp)"},
+    {Variant::kCompleteUnroll, "complete_unroll", "block size as template parameter"},
+    {Variant::kMultiElement, "multi_element", "fixed grid, grid-stride sum per thread"},
+    {Variant::kWarpShuffle, "warp_shuffle", "__shfl_down_sync instead of shared memory"},
+    {Variant::kCooperativeGroups, "cooperative_groups", "cg::reduce on 32-thread tiles"},
+    {Variant::kVectorized, "vectorized", "16-byte loads, 4 in flight per thread"},
+    {Variant::kSinglePass, "single_pass", "last block adds the partials: 1 launch"},
+    {Variant::kSinglePassAtomic, "single_pass_atomic", "atomicAdd of block partials: 1 launch"})
 
 bool reproducible(Variant v) { return v != Variant::kSinglePassAtomic; }
 

@@ -224,44 +224,15 @@ constexpr std::int64_t kMaxGridY = 65535;
 // Host side
 // ---------------------------------------------------------------------------------------
 
-const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v{Variant::kNaive, Variant::kUchar4,    Variant::kX4Load16Store1,
-                                      Variant::kX4Load4Store4, Variant::kX4, Variant::kX4Unroll4,
-                                      Variant::kX16};
-  return v;
-}
-
-std::string variant_name(Variant v) {
-  switch (v) {
-    case Variant::kNaive: return "naive";
-    case Variant::kUchar4: return "uchar4";
-    case Variant::kX4Load16Store1: return "x4_load16_store1";
-    case Variant::kX4Load4Store4: return "x4_load4_store4";
-    case Variant::kX4: return "x4";
-    case Variant::kX4Unroll4: return "x4_unroll4";
-    case Variant::kX16: return "x16";
-  }
-  return "?";
-}
-
-std::string variant_summary(Variant v) {
-  switch (v) {
-    case Variant::kNaive: return "1 px/thread, 4 x 1-byte loads, 4 x 1-byte stores (notes A)";
-    case Variant::kUchar4: return "1 px/thread, 1 x 4-byte load, 4 x 1-byte stores (notes B)";
-    case Variant::kX4Load16Store1: return "4 px/thread, 1 x 16-byte load, 16 x 1-byte stores";
-    case Variant::kX4Load4Store4: return "4 px/thread, 4 x 4-byte loads, 4 x 4-byte stores";
-    case Variant::kX4: return "4 px/thread, 1 x 16-byte load, 4 x 4-byte stores";
-    case Variant::kX4Unroll4: return "x4 with 4 quads in flight per thread";
-    case Variant::kX16: return "16 px/thread, 4 x 16-byte loads, 4 x 16-byte stores";
-  }
-  return "?";
-}
-
-std::vector<std::string> variant_names() { return cudalab::names_of(all_variants(), variant_name); }
-
-bool parse_variant(const std::string& name, Variant* out) {
-  return cudalab::find_by_name(all_variants(), variant_name, name, out);
-}
+// The ladder, described once: each variant's name and what it changes.
+CUDALAB_VARIANTS(Variant,
+    {Variant::kNaive, "naive", "1 px/thread, 4 x 1-byte loads, 4 x 1-byte stores (notes A)"},
+    {Variant::kUchar4, "uchar4", "1 px/thread, 1 x 4-byte load, 4 x 1-byte stores (notes B)"},
+    {Variant::kX4Load16Store1, "x4_load16_store1", "4 px/thread, 1 x 16-byte load, 16 x 1-byte stores"},
+    {Variant::kX4Load4Store4, "x4_load4_store4", "4 px/thread, 4 x 4-byte loads, 4 x 4-byte stores"},
+    {Variant::kX4, "x4", "4 px/thread, 1 x 16-byte load, 4 x 4-byte stores"},
+    {Variant::kX4Unroll4, "x4_unroll4", "x4 with 4 quads in flight per thread"},
+    {Variant::kX16, "x16", "16 px/thread, 4 x 16-byte loads, 4 x 16-byte stores"})
 
 int pixels_per_thread(Variant v) {
   switch (v) {

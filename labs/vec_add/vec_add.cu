@@ -127,29 +127,14 @@ __global__ void vec_add_vectorized(const T* __restrict__ a, const T* __restrict_
 // Host side: names, geometry, launchers
 // ---------------------------------------------------------------------------------------
 
-const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v{Variant::kNaive,      Variant::kCoarsened2, Variant::kCoarsened4,
-                                      Variant::kCoarsened8, Variant::kGridStride, Variant::kVectorized};
-  return v;
-}
-
-std::string variant_name(Variant v) {
-  switch (v) {
-    case Variant::kNaive: return "naive";
-    case Variant::kCoarsened2: return "coarsened2";
-    case Variant::kCoarsened4: return "coarsened4";
-    case Variant::kCoarsened8: return "coarsened8";
-    case Variant::kGridStride: return "grid_stride";
-    case Variant::kVectorized: return "vectorized";
-  }
-  return "?";
-}
-
-std::vector<std::string> variant_names() { return cudalab::names_of(all_variants(), variant_name); }
-
-bool parse_variant(const std::string& name, Variant* out) {
-  return cudalab::find_by_name(all_variants(), variant_name, name, out);
-}
+// The ladder, described once: each variant's name and what it changes.
+CUDALAB_VARIANTS(Variant,
+    {Variant::kNaive, "naive", "one element per thread (the lecture's kernel)"},
+    {Variant::kCoarsened2, "coarsened2", "2 elements per thread, block-strided: each access stays coalesced"},
+    {Variant::kCoarsened4, "coarsened4", "4 elements per thread"},
+    {Variant::kCoarsened8, "coarsened8", "8 elements per thread"},
+    {Variant::kGridStride, "grid_stride", "fixed grid sized from the SM count; each thread loops over the array"},
+    {Variant::kVectorized, "vectorized", "16-byte loads and stores (float4/int4), grid-stride, scalar tail"})
 
 namespace {
 

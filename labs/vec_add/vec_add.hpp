@@ -21,7 +21,8 @@ enum class Variant {
 };
 
 const std::vector<Variant>& all_variants();
-std::string variant_name(Variant v);                 // "naive", "coarsened2", ...
+std::string variant_name(Variant v);     // "naive", "coarsened2", ...
+std::string variant_summary(Variant v);  // one line: what this variant changes
 bool parse_variant(const std::string& name, Variant* out);
 std::vector<std::string> variant_names();
 
