@@ -1,5 +1,7 @@
 #include "common/device_facts.hpp"
 
+#include <stdexcept>
+
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
@@ -11,6 +13,16 @@ std::string DeviceFacts::arch() const { return fmt::format("sm_{}{}", cc_major, 
 
 double DeviceFacts::theoretical_bandwidth_gbps() const {
   return cudalab::theoretical_bandwidth_gbps(memory_clock_khz, memory_bus_width_bits);
+}
+
+double pcie_bandwidth_gbps_per_direction(int generation, int lanes) {
+  static const double kGigatransfers[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  static const double kCoding[] = {8.0 / 10, 8.0 / 10, 128.0 / 130, 128.0 / 130, 128.0 / 130, 242.0 / 256};
+  if (generation < 1 || generation > 6 || lanes < 1) {
+    throw std::invalid_argument("pcie_bandwidth_gbps_per_direction: generation 1-6 and at least one lane");
+  }
+  const auto g = static_cast<std::size_t>(generation - 1);
+  return kGigatransfers[g] * kCoding[g] * lanes / 8.0;
 }
 
 double theoretical_bandwidth_gbps(long long memory_clock_khz, int bus_width_bits) {

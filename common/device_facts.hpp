@@ -45,6 +45,12 @@ struct DeviceFacts {
 // (double data rate) over a bus of `bus_width_bits`. H200: 2 x 3201 MHz x 6016 bit / 8 = 4814 GB/s.
 double theoretical_bandwidth_gbps(long long memory_clock_khz, int bus_width_bits);
 
+// Peak PCIe bandwidth in GB/s in one direction, after line coding, for generation 1-6 and
+// `lanes` lanes: gen 4 x16 = 16 GT/s x 16 x 128/130 / 8 = 31.5 GB/s each way (63 GB/s both ways
+// together). Gen 1-2 use 8b/10b coding, 3-5 128b/130b, 6 (PAM4 + FLIT) about 242/256.
+// Throws std::invalid_argument for another generation or lanes < 1.
+double pcie_bandwidth_gbps_per_direction(int generation, int lanes);
+
 // Number of usable CUDA devices; 0 when there is none or no working driver, with the reason
 // in *why_not (when given). Never throws.
 int usable_device_count(std::string* why_not = nullptr);

@@ -145,7 +145,8 @@ __global__ void interleaved_divergent(const T* __restrict__ in, T* __restrict__ 
 }
 
 // 2. Strided index: the first threads do the work (no divergence), but thread t touches
-// s[2 * step * t]: at step 16 threads 0 and 2 hit the same bank -- bank conflicts.
+// s[2 * step * t]: at step 16 every active thread hits bank 0 (8 threads of a 256-thread block:
+// an 8-way conflict; 32-way with 1024 threads) -- bank conflicts.
 template <typename T>
 __global__ void interleaved_strided(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
   // STUDENT-BEGIN(reduction.strided): strided index, no divergence
