@@ -6,6 +6,7 @@
 #include <cstring>
 #include <csetjmp>
 #include <fstream>
+#include <vector>
 #include <jpeglib.h>
 
 #include <fmt/format.h>
@@ -20,22 +21,69 @@ namespace {
   throw cudalab::UsageError(fmt::format("cannot read image '{}': {}", path, why));
 }
 
+// libpng reports fatal errors through png_error, which must not return: it longjmps back to
+// read_png's setjmp, with the message kept here. Warnings are ignored.
+struct PngErrors {
+  char message[256] = {};
+};
+
+void png_fatal(png_structp png, png_const_charp message) {
+  auto* errors = static_cast<PngErrors*>(png_get_error_ptr(png));
+  std::snprintf(errors->message, sizeof errors->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void png_quiet(png_structp, png_const_charp) {}
+
+// The image's own samples, 8 bits per channel, RGBA: palette and low-bit gray expanded, gray
+// copied to R, G and B, a tRNS chunk turned into alpha, opaque alpha added where there is none,
+// 16-bit samples scaled to 8 bits (v * 255 / 65535, rounded). No gamma or colour-space
+// conversion, whatever gAMA, sRGB, cHRM or iCCP chunks say: the planes are the samples.
 RgbaImage read_png(const std::string& path) {
-  png_image image;
-  std::memset(&image, 0, sizeof image);
-  image.version = PNG_IMAGE_VERSION;
-  // The simplified API reports errors through image.message instead of longjmp.
-  if (png_image_begin_read_from_file(&image, path.c_str()) == 0) fail(path, image.message);
-  image.format = PNG_FORMAT_RGBA;
-  RgbaImage out;
-  out.width = image.width;
-  out.height = image.height;
-  out.rgba.resize(PNG_IMAGE_SIZE(image));
-  if (png_image_finish_read(&image, nullptr, out.rgba.data(), 0, nullptr) == 0) {
-    const std::string why = image.message;
-    png_image_free(&image);
-    fail(path, why + " (truncated or corrupt PNG data)");
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) fail(path, std::strerror(errno));
+  RgbaImage out;  // constructed before setjmp, so a longjmp skips no destructor
+  std::vector<png_bytep> rows;
+  PngErrors errors;
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &errors, png_fatal, png_quiet);
+  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
+  if (info == nullptr) {
+    png_destroy_read_struct(&png, nullptr, nullptr);
+    std::fclose(file);
+    fail(path, "out of memory");
   }
+  if (setjmp(png_jmpbuf(png)) != 0) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    std::fclose(file);
+    fail(path, std::string(errors.message) + " (truncated or corrupt PNG data)");
+  }
+  png_init_io(png, file);
+  png_read_info(png, info);
+  const png_byte color = png_get_color_type(png, info);
+  if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  if (color == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
+  if (png_get_valid(png, info, PNG_INFO_tRNS) != 0) png_set_tRNS_to_alpha(png);
+  if (png_get_bit_depth(png, info) == 16) png_set_scale_16(png);
+  if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+  if ((color & PNG_COLOR_MASK_ALPHA) == 0 && png_get_valid(png, info, PNG_INFO_tRNS) == 0) {
+    png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+  }
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  out.width = png_get_image_width(png, info);
+  out.height = png_get_image_height(png, info);
+  if (static_cast<double>(out.width) * static_cast<double>(out.height) > static_cast<double>(1u << 30)) {
+    png_error(png, "more than 2^30 pixels");
+  }
+  const std::size_t stride = png_get_rowbytes(png, info);
+  if (stride != 4 * out.width) png_error(png, "unexpected row layout after conversion to RGBA");
+  out.rgba.resize(stride * out.height);
+  rows.resize(out.height);
+  for (std::size_t y = 0; y < out.height; ++y) rows[y] = out.rgba.data() + y * stride;
+  png_read_image(png, rows.data());
+  png_read_end(png, nullptr);
+  png_destroy_read_struct(&png, &info, nullptr);
+  std::fclose(file);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // rgba_split without a GPU: the reference, the notes' grid arithmetic, and image files.
 #include <gtest/gtest.h>
+#include <png.h>
 
 #include <cstdio>
 #include <csetjmp>
@@ -130,6 +131,78 @@ TEST_F(ImageFiles, GrayPlaneReadsBackAsGrey) {
     EXPECT_EQ(back.rgba[4 * i + 0], plane[i]);
     EXPECT_EQ(back.rgba[4 * i + 1], plane[i]);
     EXPECT_EQ(back.rgba[4 * i + 3], 255);
+  }
+}
+
+// A PNG written with libpng's own writer: `channels` samples per pixel (1 gray, 2 gray+alpha,
+// 3 RGB, 4 RGBA) of `depth` bits, big-endian for 16 bits, with an optional gAMA or sRGB chunk.
+enum class Chunk { kNone, kGamma, kSrgb };
+
+void write_png_samples(const std::string& path, int width, int height, int channels, int depth,
+                       const std::vector<std::uint16_t>& samples, Chunk chunk) {
+  static const int kColor[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                               PNG_COLOR_TYPE_RGB_ALPHA};
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  png_init_io(png, f);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), depth, kColor[channels],
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (chunk == Chunk::kGamma) png_set_gAMA_fixed(png, info, 100000);  // linear: a reader that applies it changes samples
+  if (chunk == Chunk::kSrgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  png_write_info(png, info);
+  const int bytes = depth / 8;
+  std::vector<png_byte> row(static_cast<std::size_t>(width * channels * bytes));
+  for (int y = 0; y < height; ++y) {
+    for (int i = 0; i < width * channels; ++i) {
+      const std::uint16_t v = samples[static_cast<std::size_t>(y * width * channels + i)];
+      if (bytes == 2) {
+        row[static_cast<std::size_t>(2 * i)] = static_cast<png_byte>(v >> 8);
+        row[static_cast<std::size_t>(2 * i + 1)] = static_cast<png_byte>(v & 0xFF);
+      } else {
+        row[static_cast<std::size_t>(i)] = static_cast<png_byte>(v);
+      }
+    }
+    png_write_row(png, row.data());
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  std::fclose(f);
+}
+
+TEST_F(ImageFiles, PngSamplesAreReadAsTheyAreForEveryColourTypeDepthAndGammaChunk) {
+  // 8-bit values v and their 16-bit forms v * 257 (exactly v after scaling), plus 0x8000 -> 128.
+  const std::vector<std::uint8_t> v8{0, 1, 17, 64, 100, 128, 200, 254, 255, 128};
+  for (int depth : {8, 16}) {
+    for (int channels = 1; channels <= 4; ++channels) {
+      for (Chunk chunk : {Chunk::kNone, Chunk::kGamma, Chunk::kSrgb}) {
+        const int width = static_cast<int>(v8.size()), height = 2;
+        std::vector<std::uint16_t> samples;
+        std::vector<std::uint8_t> expected;  // RGBA
+        for (int p = 0; p < width * height; ++p) {
+          std::uint8_t px[4];
+          for (int c = 0; c < channels; ++c) {
+            const std::size_t k = static_cast<std::size_t>(p + 3 * c) % v8.size();
+            const bool half = depth == 16 && k == v8.size() - 1;
+            samples.push_back(depth == 8 ? v8[k] : half ? std::uint16_t{0x8000} : static_cast<std::uint16_t>(v8[k] * 257));
+            px[c] = v8[k];
+          }
+          const bool gray = channels <= 2, alpha = channels % 2 == 0;
+          expected.push_back(px[0]);
+          expected.push_back(gray ? px[0] : px[1]);
+          expected.push_back(gray ? px[0] : px[2]);
+          expected.push_back(alpha ? px[channels - 1] : 255);
+        }
+        const std::string name = "c" + std::to_string(channels) + "d" + std::to_string(depth) + "k" +
+                                 std::to_string(static_cast<int>(chunk)) + ".png";
+        write_png_samples(path(name), width, height, channels, depth, samples, chunk);
+        const auto back = rgba_split::read_image(path(name));
+        ASSERT_EQ(back.width, static_cast<std::size_t>(width)) << name;
+        ASSERT_EQ(back.height, static_cast<std::size_t>(height)) << name;
+        EXPECT_EQ(back.rgba, expected) << name;
+      }
+    }
   }
 }
 
