@@ -55,8 +55,8 @@ def copy_tree(root, dest):
 
 
 def write_handout(root, out, chosen, regions):
-    """Writes the student tree: chosen regions stubbed, README answers and instructor material
-    left out. Returns the number of files written."""
+    """Writes the student tree: chosen regions stubbed, the answers (<details> blocks) of every
+    README*.md and instructor material left out. Returns the number of files written."""
     written = 0
     for rel in tracked_files(root):
         if any(p.search(rel) for p in LEFT_OUT):
@@ -69,7 +69,7 @@ def write_handout(root, out, chosen, regions):
                 text = f.read()
             with open(dst, "w", encoding="utf-8") as f:
                 f.write(regions_mod.stub_text(text, regions[rel], chosen))
-        elif rel.startswith("labs/") and rel.endswith("README.md"):
+        elif re.match(r"README[^/]*\.md$", os.path.basename(rel)):  # README.md, README.zh-CN.md, anywhere
             with open(src, encoding="utf-8") as f:
                 text = f.read()
             with open(dst, "w", encoding="utf-8") as f:

@@ -96,6 +96,23 @@ class Handout(unittest.TestCase):
         with open(os.path.join(self.handout, "labs", "vec_add", "README.md")) as f:
             self.assertNotIn("<details>", f.read())
 
+    def test_answers_leave_every_readme(self):
+        src = os.path.join(self.tmp, "readmes")
+        answer = "<details><summary>Answer</summary>the answer</details>"
+        for rel in ("README.md", "README.zh-CN.md", "labs/x/README.md", "docs/README.en.md", "docs/notes.md"):
+            os.makedirs(os.path.dirname(os.path.join(src, rel)), exist_ok=True)
+            with open(os.path.join(src, rel), "w", encoding="utf-8") as f:
+                f.write(f"text\n{answer}\nmore\n")
+        out = os.path.join(self.tmp, "readmes-out")
+        suite.write_handout(src, out, set(), {})
+        for rel in ("README.md", "README.zh-CN.md", "labs/x/README.md", "docs/README.en.md"):
+            with open(os.path.join(out, rel), encoding="utf-8") as f:
+                text = f.read()
+            self.assertNotIn("the answer", text, rel)
+            self.assertIn("more", text, rel)
+        with open(os.path.join(out, "docs/notes.md"), encoding="utf-8") as f:
+            self.assertIn("the answer", f.read())  # not a README: left as it is
+
     def test_handout_builds_and_its_tasks_fail(self):
         build = os.path.join(self.tmp, "handout-build")
         conf = subprocess.run(["cmake", "-S", self.handout, "-B", build, "-G", "Ninja", "-DCUDALAB_GTEST_BATCH=OFF",

@@ -37,6 +37,18 @@ class Manifest(unittest.TestCase):
         self.assertEqual([(r[0], r[1]) for r in rows], [(lab["name"], lab["idea"]) for lab in LABS])
         self.assertTrue(all(r[0] == r[2] == r[3] for r in rows), rows)
 
+    def test_every_lab_readme_names_its_notes_in_chinese_and_the_chinese_front_door_lists_it(self):
+        with open(os.path.join(ROOT, "README.zh-CN.md"), encoding="utf-8") as f:
+            zh = f.read()
+        for name in NAMES:
+            with open(os.path.join(ROOT, "labs", name, "README.md"), encoding="utf-8") as f:
+                text = f.read()
+            self.assertRegex(text, r"\n对应讲义: \S", name)
+            points = re.search(r"本实验要点:\n\n((?:- .+\n)+)", text)
+            self.assertTrue(points, name)
+            self.assertGreaterEqual(len(points.group(1).splitlines()), 5, name)
+            self.assertIn(f"[{name}](labs/{name}/README.md)", zh, name)
+
     def test_bench_and_profile_take_it_from_the_manifest(self):
         self.assertEqual(bench.RUNS, lab_manifest.bench_runs())
         self.assertEqual([cmd[0] for _, cmd in bench.RUNS if cmd[0] not in NAMES], [])
