@@ -185,6 +185,10 @@ def main():
     cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(metrics), exe] + args + quick
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
+        if "ERR_NVGPUCTRPERM" in run.stdout + run.stderr:
+            print("profile: ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM); "
+                  "scripts/doctor says how to allow it", file=sys.stderr)
+            return 3
         print(f"profile: ncu failed ({run.returncode}): {run.stderr.strip()[-500:]}", file=sys.stderr)
         return 3
     table = summarize(run.stdout, metrics, per_launch)

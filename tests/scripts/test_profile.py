@@ -162,6 +162,16 @@ class Command(unittest.TestCase):
         with open(args_log) as f:
             self.assertIn("launch__grid_size", f.read())
 
+    def test_counter_permission_points_to_doctor(self):
+        self.script(os.path.join(self.build, "labs", "vec_add"), "echo 'best / copy ceiling  1.02'\n")
+        self.script(os.path.join(self.bin, "ncu"),
+                    "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                    "Performance Counters on the target device 0.'\nexit 1\n")
+        r = self.run_profile("vec_add", "2^20")
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("scripts/doctor", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
