@@ -1,5 +1,5 @@
 """labs/manifest.json, the one list of the labs: each lab's name, its one-line idea (the README's
-labs table), its benchmark runs (scripts/bench.py) and its profile arguments and Nsight Compute
+labs table), the student's command (run), its benchmark runs (scripts/bench.py) and its profile arguments and Nsight Compute
 metrics (scripts/profile.py). CMake adds labs/<name>/ for every entry (labs/CMakeLists.txt)."""
 import json
 import os
@@ -21,6 +21,9 @@ def load(path=PATH):
         seen.add(name)
         if not isinstance(lab.get("idea"), str) or not lab["idea"]:
             raise ValueError(f"{path}: {name} has no idea line")
+        run = lab.get("run", f"./labs/{name}")
+        if not isinstance(run, str) or not (run == f"./labs/{name}" or run.startswith(f"./labs/{name} ")):
+            raise ValueError(f"{path}: {name}: run must be ./labs/{name} [arguments]")
         for run, args in lab.get("bench", {}).items():
             if run in runs or not all(isinstance(a, str) for a in args):
                 raise ValueError(f"{path}: {name}: bad or repeated bench run {run!r}")
