@@ -35,18 +35,21 @@ std::string human_bytes(double bytes) {
   return fmt::format("{:.0f} B", bytes);
 }
 
-double usable_device_memory() {
+namespace {
+double free_device_bytes() {
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return static_cast<double>(free_bytes) * kUsableMemoryFraction;
+  return static_cast<double>(free_bytes);
 }
+}  // namespace
+
+double usable_device_memory() { return free_device_bytes() * kUsableMemoryFraction; }
 
 void require_device_memory(double bytes, const std::string& what) {
-  if (bytes > usable_device_memory()) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    throw UsageError(fmt::format("{} needs {} of GPU memory; the GPU has {} free", what,
-                                 human_bytes(bytes), human_bytes(static_cast<double>(free_bytes))));
+  const double free_bytes = free_device_bytes();
+  if (bytes > free_bytes * kUsableMemoryFraction) {
+    throw UsageError(fmt::format("{} needs {} of GPU memory; the GPU has {} free", what, human_bytes(bytes),
+                                 human_bytes(free_bytes)));
   }
 }
 
