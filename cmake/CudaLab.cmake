@@ -17,7 +17,7 @@
 # runs each test in a sandbox of its own (scripts/labgrade/sandbox.py).
 set(CUDALAB_TIMEOUT_CPU 60 CACHE STRING "Seconds a CPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_GPU 120 CACHE STRING "Seconds a GPU test may run (ctest TIMEOUT)")
-set(CUDALAB_TIMEOUT_SANITIZE 900 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")
+set(CUDALAB_TIMEOUT_SANITIZE 300 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")
 option(CUDALAB_GTEST_BATCH "One ctest test per GoogleTest binary (scripts/gtest_batch.py: one process, a limit per case, a JUnit report per binary in <build>/gtest-batch/) instead of one per case" ON)
 set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started through (the grader's sandbox)")
 

@@ -209,36 +209,43 @@ class SandboxWalls(unittest.TestCase):
         self.assertTrue(r.over_disk, r.stderr)
 
 
+def make_hostile_batch(tmp):
+    """A batch folder under tmp: the handout, three hostile submissions of device_query and vec_add
+    (each also adds a test of its own) and an archive named like the summary. Returns the
+    grade_submission command that grades it into tmp/out."""
+    handout = os.path.join(tmp, "handout")
+    gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", handout,
+                          "--labs", "device_query", "vec_add"], capture_output=True, text=True)
+    if gen.returncode != 0:
+        raise RuntimeError(gen.stderr)
+    batch = os.path.join(tmp, "subs")
+    os.makedirs(batch)
+    shutil.copytree(handout, os.path.join(batch, "handout"))
+    found = suite.find_regions(handout)
+    for name, ((rel, rid), body, _) in hostile.ATTACKS.items():
+        if name not in ("exit_early", "close_the_function", "host_loop_forever"):
+            continue  # the others are refused by the same check (RegionBodies)
+        with open(os.path.join(handout, rel), encoding="utf-8") as f:
+            text = f.read()
+        text = regions.rewrite(text, found[rel], {rid: body.split("\n")})
+        # host code outside the region does the work: never taken
+        text = text.replace("ResidencyReport r{};", "ResidencyReport r{}; r.resident_blocks = 8;")
+        with zipfile.ZipFile(os.path.join(batch, f"{name}.zip"), "w") as z:
+            z.writestr(f"{name}/{rel}", text)
+            z.writestr(f"{name}/tests/device_query/extra_test.cpp", "TEST(Added, Passes) {}\n")
+    with zipfile.ZipFile(os.path.join(batch, "summary.csv"), "w") as z:  # named like the summary
+        z.writestr("x.txt", "x")
+    return [sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
+            "--labs", "device_query", "vec_add", "--out", os.path.join(tmp, "out"), "--jobs", JOBS,
+            f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=4 -DCUDALAB_TIMEOUT_GPU=4 -DCUDALAB_TIMEOUT_SANITIZE=20"]
+
+
 class HostileBatch(unittest.TestCase):
     def test_batch(self):
         tmp = tempfile.mkdtemp(prefix="hostile_batch_")
         try:
-            handout = os.path.join(tmp, "handout")
-            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", handout,
-                                  "--labs", "device_query", "vec_add"], capture_output=True, text=True)
-            self.assertEqual(gen.returncode, 0, gen.stderr)
-            batch = os.path.join(tmp, "subs")
-            os.makedirs(batch)
-            shutil.copytree(handout, os.path.join(batch, "handout"))
-            found = suite.find_regions(handout)
-            for name, ((rel, rid), body, _) in hostile.ATTACKS.items():
-                if name not in ("exit_early", "close_the_function", "host_loop_forever"):
-                    continue  # the others are refused by the same check (RegionBodies)
-                with open(os.path.join(handout, rel), encoding="utf-8") as f:
-                    text = f.read()
-                text = regions.rewrite(text, found[rel], {rid: body.split("\n")})
-                # host code outside the region does the work: never taken
-                text = text.replace("ResidencyReport r{};", "ResidencyReport r{}; r.resident_blocks = 8;")
-                with zipfile.ZipFile(os.path.join(batch, f"{name}.zip"), "w") as z:
-                    z.writestr(f"{name}/{rel}", text)
-                    z.writestr(f"{name}/tests/device_query/extra_test.cpp", "TEST(Added, Passes) {}\n")
-            with zipfile.ZipFile(os.path.join(batch, "summary.csv"), "w") as z:  # named like the summary
-                z.writestr("x.txt", "x")
+            run = subprocess.run(make_hostile_batch(tmp), capture_output=True, text=True)
             out = os.path.join(tmp, "out")
-            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
-                                  "--labs", "device_query", "vec_add", "--out", out, "--jobs", JOBS,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=6 -DCUDALAB_TIMEOUT_GPU=4"],
-                                 capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-3000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
                 rows = {r["submission"]: r for r in csv.DictReader(f)}
