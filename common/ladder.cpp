@@ -68,6 +68,24 @@ void report_ladder(Report& report, const LadderResult& ladder, double peak_gbps,
   report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / copy_gbps, 3));
 }
 
+Table sweep_table(std::vector<Column> size_columns, Column versus) {
+  std::vector<Column> columns = std::move(size_columns);
+  columns.insert(columns.end(), {{"variant", "variant"}, {"median_us", "median us"}, {"gbps", "GB/s"}, std::move(versus),
+                                 {"correct", "ok"}});
+  return Table(std::move(columns));
+}
+
+void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantResult& r, Value versus) {
+  size_cells.insert(size_cells.end(), {r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0), std::move(versus),
+                                       r.correct ? "yes" : "NO"});
+  table.add_row(std::move(size_cells));
+}
+
+void add_sweep_rows(Table& table, const std::vector<Value>& size_cells, const LadderResult& ladder,
+                    const std::function<Value(const VariantResult&)>& versus) {
+  for (const auto& r : ladder.rungs) add_sweep_row(table, size_cells, r.result, versus(r.result));
+}
+
 std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
                                      const std::function<double(std::size_t)>& bytes_needed, double budget_bytes) {
   std::vector<std::size_t> sizes;

@@ -60,6 +60,15 @@ void report_ladder(Report& report, const LadderResult& ladder, double peak_gbps,
 // One line per rung that fell back: "vectorized: ran grid_stride (pointers not 16-byte aligned)".
 std::vector<std::string> fallback_notes(const LadderResult& ladder);
 
+// The table of a sweep: the size columns, then variant, median_us, gbps, the lab's yardstick
+// (`versus`: % of the copy ceiling, x CUB) and correct ("yes"/"NO"), one row per variant and size.
+Table sweep_table(std::vector<Column> size_columns, Column versus);
+// One row: a rung's result, or a baseline that is not a rung (CUB).
+void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantResult& r, Value versus);
+// One row per rung of `ladder`, all at the size `size_cells`.
+void add_sweep_rows(Table& table, const std::vector<Value>& size_cells, const LadderResult& ladder,
+                    const std::function<Value(const VariantResult&)>& versus);
+
 // The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
 // bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory
 // cap of every lab). Never empty when `first` fits.

@@ -79,6 +79,114 @@ bool demo_round(cudalab::Report& report, const std::string& key, const Options& 
   return out_check.ok() && scratch_bad == 0 && count == blocks;
 }
 
+// ---- the sections of the lab, in the order they print ----------------------------------
+
+void attributes_section(cudalab::Report& report) {
+  report.heading("cudaFuncGetAttributes");
+  cudalab::Table attrs({{"kernel", "kernel"}, {"regs", "regs/thread"}, {"static_smem", "static smem B"},
+                        {"local_bytes", "local B"}, {"const_bytes", "const B"}, {"max_threads", "max threads/block"}});
+  attribute_row(attrs, "mem_space_demo", mem_spaces::demo_attributes());
+  for (auto v : mem_spaces::atomic_variants()) attribute_row(attrs, mem_spaces::atomic_name(v), mem_spaces::atomic_attributes(v));
+  for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
+    attribute_row(attrs, mem_spaces::array_name(v), mem_spaces::array_attributes(v));
+  }
+  report.table("attributes", attrs);
+}
+
+// Occupancy of the demo kernel on this device (the notes hard-code an A100). Returns whether the
+// calculator agrees with the CUDA runtime.
+bool occupancy_section(cudalab::Report& report, const cudalab::DeviceFacts& facts, int block) {
+  const auto demo = mem_spaces::demo_attributes();
+  const occ::GpuSpec g = occ::spec_from_device(facts);
+  const std::size_t dyn = static_cast<std::size_t>(block) * sizeof(float);
+  const occ::Result r = occ::compute(g, occ::spec_from_attributes(demo, block, dyn));
+  const int api = mem_spaces::demo_api_blocks_per_sm(block);
+  report.heading(fmt::format("Occupancy of mem_space_demo on this {} ({} threads, {} B static + {} B dynamic shared)",
+                             g.arch, block, demo.sharedSizeBytes, dyn));
+  report.field("blocks_by_threads", "blocks by threads", r.by_warps);
+  report.field("blocks_by_registers", "blocks by registers", r.by_registers == occ::kUnlimited ? Value("-") : Value(r.by_registers));
+  report.field("blocks_by_smem", "blocks by shared memory", r.by_shared_memory);
+  report.field("blocks_by_limit", "blocks by the per-SM cap", r.by_blocks);
+  report.field("resident_blocks", "resident blocks (calculator)", r.resident_blocks);
+  report.field("api_blocks", "cudaOccupancyMaxActiveBlocksPerMultiprocessor", api,
+               api == r.resident_blocks ? "(agrees)" : "(DIFFERS)");
+  report.field("occupancy_percent", "occupancy", Value(r.occupancy_percent, 1), fmt::format("% (limited by {})", r.limiter_names()));
+  return api == r.resident_blocks;
+}
+
+// The demo twice: __constant__ weights as compiled, then rewritten with cudaMemcpyToSymbol.
+bool constant_rounds(cudalab::Report& report, const Options& o) {
+  const std::vector<float> in = cudalab::random_vector<float>(static_cast<std::size_t>(o.n), o.common.seed, -4.f, 4.f);
+  cudalab::DeviceBuffer<float> d_in(in), d_out(static_cast<std::size_t>(o.n));
+  report.heading("Round 0: __constant__ weights as initialised at compile time");
+  // A fresh process: c_weight must still hold its declaration's values.
+  bool ok = mem_spaces::read_weights() == mem_spaces::kInitialWeights;
+  if (!ok) std::fprintf(stderr, "mem_spaces: c_weight does not hold its compile-time initialiser\n");
+  ok = demo_round(report, "round0", o, in, d_in, d_out) && ok;
+  mem_spaces::write_weights({1.0f, 2.0f, 3.0f, 4.0f});
+  report.heading("Round 1: weights rewritten with cudaMemcpyToSymbol");
+  return demo_round(report, "round1", o, in, d_in, d_out) && ok;
+}
+
+// Atomics on one address: per thread, per warp, per block.
+bool atomics_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+  const auto mn = static_cast<std::size_t>(o.measure_n);
+  const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 1, -1000, 1000);
+  long long expected_total = 0;
+  for (int v : values) expected_total += v;
+  cudalab::DeviceBuffer<int> d_values(values);
+  cudalab::DeviceBuffer<unsigned long long> d_total(1);
+  report.heading(fmt::format("Summing {} ints into one counter (median of {})", mn, o.common.repeat));
+  cudalab::Table at({{"variant", "variant"}, {"atomics", "atomics issued"}, {"median_ms", "median ms"},
+                     {"speedup", "x per-thread"}, {"correct", "ok"}});
+  bool ok = true;
+  double per_thread_ms = 0;
+  for (auto v : mem_spaces::atomic_variants()) {
+    d_total.fill_bytes(0);
+    mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block);
+    const auto got = static_cast<long long>(d_total.download()[0]);
+    const bool correct = got == expected_total;
+    if (!correct) std::fprintf(stderr, "mem_spaces: %s: sum %lld, expected %lld\n", mem_spaces::atomic_name(v).c_str(), got, expected_total);
+    ok = ok && correct;
+    const auto t = bench.run([&] { mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block); });
+    if (v == mem_spaces::AtomicVariant::kPerThread) per_thread_ms = t.median_ms;
+    at.add_row({mem_spaces::atomic_name(v), mem_spaces::atomics_issued(v, mn, o.block), Value(t.median_ms, 4),
+                Value(per_thread_ms / t.median_ms, 1), correct ? "yes" : "NO"});
+  }
+  report.table("atomics", at);
+  return ok;
+}
+
+// A per-thread array indexed at run time (local memory) vs at compile time (registers).
+bool local_memory_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+  const auto mn = static_cast<std::size_t>(o.measure_n);
+  const std::vector<unsigned> uin = cudalab::random_vector<unsigned>(mn, o.common.seed + 2, 0u, 0xFFFFFFu);
+  cudalab::DeviceBuffer<unsigned> d_uin(uin), d_uout(mn);
+  report.heading(fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index", mn));
+  cudalab::Table lt({{"variant", "variant"}, {"local_bytes", "local B/thread"}, {"regs", "regs/thread"},
+                     {"median_ms", "median ms"}, {"vs_registers", "x registers"}, {"correct", "ok"}});
+  struct ArrayRow { mem_spaces::ArrayVariant v; cudaFuncAttributes a; cudalab::Timing t; bool ok; };
+  std::vector<ArrayRow> rows;
+  for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
+    d_uout.fill_bytes(0xAB);
+    mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block);
+    const auto out = d_uout.download();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < mn; ++i) bad += out[i] != mem_spaces::array_reference(uin, i);
+    if (bad) std::fprintf(stderr, "mem_spaces: %s: %zu of %zu outputs differ\n", mem_spaces::array_name(v).c_str(), bad, mn);
+    rows.push_back({v, mem_spaces::array_attributes(v),
+                    bench.run([&] { mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block); }), bad == 0});
+  }
+  bool ok = true;
+  for (const auto& row : rows) {
+    ok = ok && row.ok;
+    lt.add_row({mem_spaces::array_name(row.v), static_cast<long long>(row.a.localSizeBytes), row.a.numRegs,
+                Value(row.t.median_ms, 4), Value(row.t.median_ms / rows.back().t.median_ms, 2), row.ok ? "yes" : "NO"});
+  }
+  report.table("local_memory", lt);
+  return ok;
+}
+
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("mem_spaces", "Registers, shared, constant and global memory in one kernel; atomics and local memory measured.");
@@ -104,99 +212,13 @@ int run(int argc, char** argv) {
   report.field("device", "device", facts.name);
   report.field("n", "demo elements", o.n);
   report.field("block", "threads per block", o.block);
-
-  // ---- static attributes ----
-  report.heading("cudaFuncGetAttributes");
-  cudalab::Table attrs({{"kernel", "kernel"}, {"regs", "regs/thread"}, {"static_smem", "static smem B"},
-                        {"local_bytes", "local B"}, {"const_bytes", "const B"}, {"max_threads", "max threads/block"}});
-  const auto demo = mem_spaces::demo_attributes();
-  attribute_row(attrs, "mem_space_demo", demo);
-  for (auto v : mem_spaces::atomic_variants()) attribute_row(attrs, mem_spaces::atomic_name(v), mem_spaces::atomic_attributes(v));
-  for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
-    attribute_row(attrs, mem_spaces::array_name(v), mem_spaces::array_attributes(v));
-  }
-  report.table("attributes", attrs);
-
-  // ---- occupancy on this device (the notes hard-code an A100) ----
-  const occ::GpuSpec g = occ::spec_from_device(facts);
-  const std::size_t dyn = static_cast<std::size_t>(o.block) * sizeof(float);
-  const occ::Result r = occ::compute(g, occ::spec_from_attributes(demo, o.block, dyn));
-  const int api = mem_spaces::demo_api_blocks_per_sm(o.block);
-  report.heading(fmt::format("Occupancy of mem_space_demo on this {} ({} threads, {} B static + {} B dynamic shared)",
-                             g.arch, o.block, demo.sharedSizeBytes, dyn));
-  report.field("blocks_by_threads", "blocks by threads", r.by_warps);
-  report.field("blocks_by_registers", "blocks by registers", r.by_registers == occ::kUnlimited ? Value("-") : Value(r.by_registers));
-  report.field("blocks_by_smem", "blocks by shared memory", r.by_shared_memory);
-  report.field("blocks_by_limit", "blocks by the per-SM cap", r.by_blocks);
-  report.field("resident_blocks", "resident blocks (calculator)", r.resident_blocks);
-  report.field("api_blocks", "cudaOccupancyMaxActiveBlocksPerMultiprocessor", api,
-               api == r.resident_blocks ? "(agrees)" : "(DIFFERS)");
-  report.field("occupancy_percent", "occupancy", Value(r.occupancy_percent, 1), fmt::format("% (limited by {})", r.limiter_names()));
-
-  // ---- the two rounds ----
-  const std::vector<float> in = cudalab::random_vector<float>(static_cast<std::size_t>(o.n), o.common.seed, -4.f, 4.f);
-  cudalab::DeviceBuffer<float> d_in(in), d_out(static_cast<std::size_t>(o.n));
-  report.heading("Round 0: __constant__ weights as initialised at compile time");
-  // A fresh process: c_weight must still hold its declaration's values.
-  bool ok = mem_spaces::read_weights() == mem_spaces::kInitialWeights;
-  if (!ok) std::fprintf(stderr, "mem_spaces: c_weight does not hold its compile-time initialiser\n");
-  ok = demo_round(report, "round0", o, in, d_in, d_out) && ok;
-  mem_spaces::write_weights({1.0f, 2.0f, 3.0f, 4.0f});
-  report.heading("Round 1: weights rewritten with cudaMemcpyToSymbol");
-  ok = demo_round(report, "round1", o, in, d_in, d_out) && ok;
-
-  // ---- atomics on one address ----
+  attributes_section(report);
+  const bool agree = occupancy_section(report, facts, o.block);
+  bool ok = constant_rounds(report, o);
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const auto mn = static_cast<std::size_t>(o.measure_n);
-  const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 1, -1000, 1000);
-  long long expected_total = 0;
-  for (int v : values) expected_total += v;
-  cudalab::DeviceBuffer<int> d_values(values);
-  cudalab::DeviceBuffer<unsigned long long> d_total(1);
-  report.heading(fmt::format("Summing {} ints into one counter (median of {})", mn, o.common.repeat));
-  cudalab::Table at({{"variant", "variant"}, {"atomics", "atomics issued"}, {"median_ms", "median ms"},
-                     {"speedup", "x per-thread"}, {"correct", "ok"}});
-  double per_thread_ms = 0;
-  for (auto v : mem_spaces::atomic_variants()) {
-    d_total.fill_bytes(0);
-    mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block);
-    const auto got = static_cast<long long>(d_total.download()[0]);
-    const bool correct = got == expected_total;
-    if (!correct) std::fprintf(stderr, "mem_spaces: %s: sum %lld, expected %lld\n", mem_spaces::atomic_name(v).c_str(), got, expected_total);
-    ok = ok && correct;
-    const auto t = bench.run([&] { mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block); });
-    if (v == mem_spaces::AtomicVariant::kPerThread) per_thread_ms = t.median_ms;
-    at.add_row({mem_spaces::atomic_name(v), mem_spaces::atomics_issued(v, mn, o.block), Value(t.median_ms, 4),
-                Value(per_thread_ms / t.median_ms, 1), correct ? "yes" : "NO"});
-  }
-  report.table("atomics", at);
-
-  // ---- local memory vs registers ----
-  const std::vector<unsigned> uin = cudalab::random_vector<unsigned>(mn, o.common.seed + 2, 0u, 0xFFFFFFu);
-  cudalab::DeviceBuffer<unsigned> d_uin(uin), d_uout(mn);
-  report.heading(fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index", mn));
-  cudalab::Table lt({{"variant", "variant"}, {"local_bytes", "local B/thread"}, {"regs", "regs/thread"},
-                     {"median_ms", "median ms"}, {"vs_registers", "x registers"}, {"correct", "ok"}});
-  struct ArrayRow { mem_spaces::ArrayVariant v; cudaFuncAttributes a; cudalab::Timing t; bool ok; };
-  std::vector<ArrayRow> rows;
-  for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
-    d_uout.fill_bytes(0xAB);
-    mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block);
-    const auto out = d_uout.download();
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < mn; ++i) bad += out[i] != mem_spaces::array_reference(uin, i);
-    if (bad) std::fprintf(stderr, "mem_spaces: %s: %zu of %zu outputs differ\n", mem_spaces::array_name(v).c_str(), bad, mn);
-    ok = ok && bad == 0;
-    rows.push_back({v, mem_spaces::array_attributes(v),
-                    bench.run([&] { mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block); }), bad == 0});
-  }
-  for (const auto& row : rows) {
-    lt.add_row({mem_spaces::array_name(row.v), static_cast<long long>(row.a.localSizeBytes), row.a.numRegs,
-                Value(row.t.median_ms, 4), Value(row.t.median_ms / rows.back().t.median_ms, 2), row.ok ? "yes" : "NO"});
-  }
-  report.table("local_memory", lt);
-  ok = ok && api == r.resident_blocks;
-  return ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  ok = atomics_section(report, o, bench) && ok;
+  ok = local_memory_section(report, o, bench) && ok;
+  return ok && agree ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
 }  // namespace

@@ -169,8 +169,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
 template <typename T>
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  cudalab::Table t({{"n", "N"}, {"variant", "variant"}, {"median_us", "median us"}, {"gbps", "GB/s"}, {"vs_cub", "x CUB"},
-                    {"correct", "ok"}});
+  cudalab::Table t = cudalab::sweep_table({{"n", "N"}}, {"vs_cub", "x CUB"});
   bool all_ok = true;
   const auto needed = [](std::size_t n) { return 2.2 * static_cast<double>(n) * sizeof(T); };
   for (std::size_t n : cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed)) {
@@ -181,17 +180,15 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     reduction::CubSum<T> cub(d_x.data(), n, cub_out.data());
     const auto cub_time = bench.run([&] { cub.run(); });
     const bool cub_ok = reduction::matches(want, read_result(cub_out.data()));
-    const double bytes = static_cast<double>(n) * sizeof(T);
-    t.add_row({static_cast<long long>(n), "cub::DeviceReduce::Sum", Value(cub_time.median_ms * 1e3, 2),
-               Value(cudalab::gbps(bytes, cub_time.median_ms), 0), Value(1.0, 3), cub_ok ? "yes" : "NO"});
+    cudalab::add_sweep_row(t, {static_cast<long long>(n)},
+                           {"cub::DeviceReduce::Sum", cub_time, static_cast<double>(n) * sizeof(T), cub_ok}, Value(1.0, 3));
     Ladder<T> rungs(chosen(o), d_x, o.block, ws, want);
     for (auto& r : rungs.rungs) r.time_first_launch = false;
     const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
     all_ok = all_ok && cub_ok && ladder.all_ok;
-    for (const auto& r : ladder.results()) {
-      t.add_row({static_cast<long long>(n), r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0),
-                 Value(cub_time.median_ms / r.timing.median_ms, 3), r.correct ? "yes" : "NO"});
-    }
+    cudalab::add_sweep_rows(t, {static_cast<long long>(n)}, ladder, [&](const cudalab::VariantResult& r) {
+      return Value(cub_time.median_ms / r.timing.median_ms, 3);
+    });
   }
   report.heading("Sum over N");
   report.table("sweep", t);

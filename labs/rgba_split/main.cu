@@ -95,8 +95,7 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
-  cudalab::Table t({{"width", "width"}, {"pixels", "pixels"}, {"variant", "variant"}, {"median_us", "median us"},
-                    {"gbps", "GB/s"}, {"percent_of_copy", "% copy"}, {"correct", "ok"}});
+  cudalab::Table t = cudalab::sweep_table({{"width", "width"}, {"pixels", "pixels"}}, {"percent_of_copy", "% copy"});
   bool all_ok = true;
   const auto bytes = [](std::size_t side) { return 8.0 * static_cast<double>(side * side); };
   for (std::size_t side : cudalab::sweep_sizes(256, 16384, 2, bytes)) {
@@ -105,11 +104,8 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     for (auto v : chosen_variants(o)) rungs.push_back(dev.rung(v));
     const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
     all_ok = all_ok && ladder.all_ok;
-    for (const auto& r : ladder.results()) {
-      t.add_row({static_cast<long long>(side), static_cast<long long>(side * side), r.name,
-                 Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0), Value(cudalab::percent(r.gbps(), ceiling.gbps), 1),
-                 r.correct ? "yes" : "NO"});
-    }
+    cudalab::add_sweep_rows(t, {static_cast<long long>(side), static_cast<long long>(side * side)}, ladder,
+                            [&](const cudalab::VariantResult& r) { return Value(cudalab::percent(r.gbps(), ceiling.gbps), 1); });
   }
   report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
   report.heading("Bandwidth over image size (square images)");

@@ -123,8 +123,7 @@ template <typename T>
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::Table curve({{"n", "N"}, {"variant", "variant"}, {"median_us", "median us"}, {"gbps", "GB/s"},
-                        {"percent_of_copy", "% copy"}});
+  cudalab::Table curve = cudalab::sweep_table({{"n", "N"}}, {"percent_of_copy", "% copy"});
   cudalab::Table crossover({{"n", "N"}, {"cpu_ms", "CPU ms"}, {"gpu_kernel_ms", "GPU kernel ms"},
                             {"gpu_end_to_end_ms", "GPU end-to-end ms"}});
   bool all_ok = true;
@@ -140,10 +139,8 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     }
     const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
     all_ok = all_ok && ladder.all_ok;
-    for (const auto& r : ladder.results()) {
-      curve.add_row({static_cast<long long>(n), r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0),
-                     Value(cudalab::percent(r.gbps(), ceiling.gbps), 1)});
-    }
+    cudalab::add_sweep_rows(curve, {static_cast<long long>(n)}, ladder,
+                            [&](const cudalab::VariantResult& r) { return Value(cudalab::percent(r.gbps(), ceiling.gbps), 1); });
     if (ladder.best < 0) continue;
     const auto e2e = dev.end_to_end(plans[static_cast<std::size_t>(ladder.best)], 3);
     crossover.add_row({static_cast<long long>(n), Value(p.cpu_ms, 4), Value(ladder.best_result().timing.median_ms, 4),

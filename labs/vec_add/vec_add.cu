@@ -13,6 +13,7 @@
 #include "common/cuda_check.hpp"
 #include "common/variants.hpp"
 #include "common/math.hpp"
+#include "common/vector_types.cuh"
 #include "vec_add.hpp"
 
 namespace vec_add {
@@ -75,17 +76,6 @@ __global__ void vec_add_grid_stride(const T* __restrict__ a, const T* __restrict
   // STUDENT-END(vec_add.grid_stride)
 }
 
-template <typename T>
-struct Vec4;
-template <>
-struct Vec4<float> {
-  using type = float4;
-};
-template <>
-struct Vec4<int> {
-  using type = int4;
-};
-
 // Version 6: 16-byte vector accesses. One float4/int4 load moves four elements, so a warp's
 // access is 512 contiguous bytes and the kernel issues a quarter of the memory instructions.
 // Two vectors per loop iteration keep more loads in flight per thread. The last n % 4
@@ -93,7 +83,7 @@ struct Vec4<int> {
 template <typename T>
 __global__ void vec_add_vectorized(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
                                    std::size_t n) {
-  using V = typename Vec4<T>::type;
+  using V = cudalab::vec4_t<T>;
   // STUDENT-BEGIN(vec_add.vectorized): 16-byte loads with a scalar tail
   // TASK: Treat a, b and c as arrays of n / 4 four-element vectors and add them in a
   // grid-stride loop (vector k: c4[k] = a4[k] + b4[k], component by component). Then let the

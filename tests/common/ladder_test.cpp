@@ -1,7 +1,8 @@
-// The variant driver's memory cap, without a GPU: a sweep stops before the first size that does
-// not fit the budget.
+// The variant driver without a GPU: a sweep stops before the first size that does not fit the
+// budget, and its table has the same columns in every lab.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "common/ladder.hpp"
@@ -29,3 +30,36 @@ TEST(SweepSizes, AFactorBelowTwoGivesOneSize) {
 }
 
 }  // namespace
+
+TEST(SweepTable, SizeColumnsThenTheStandardColumnsAndOneRowPerRung) {
+  cudalab::Table t = cudalab::sweep_table({{"width", "width"}, {"pixels", "pixels"}}, {"vs_cub", "x CUB"});
+  std::vector<std::string> keys;
+  for (const auto& c : t.columns()) keys.push_back(c.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"width", "pixels", "variant", "median_us", "gbps", "vs_cub", "correct"}));
+
+  cudalab::LadderResult ladder;
+  for (const char* name : {"slow", "fast"}) {
+    cudalab::RungResult r;
+    r.result.name = name;
+    r.result.bytes = 4e9;
+    r.result.timing.median_ms = name[0] == 's' ? 4.0 : 2.0;
+    r.result.correct = name[0] == 'f';
+    ladder.rungs.push_back(r);
+  }
+  cudalab::add_sweep_row(t, {7, 49}, {"baseline", ladder.rungs[0].result.timing, 8e9, true}, cudalab::Value(1.0, 3));
+  cudalab::add_sweep_rows(t, {7, 49}, ladder, [](const cudalab::VariantResult& r) {
+    return cudalab::Value(4.0 / r.timing.median_ms, 3);
+  });
+  ASSERT_EQ(t.rows().size(), 3u);
+  const auto& fast = t.rows()[2];
+  ASSERT_EQ(fast.size(), keys.size());
+  EXPECT_EQ(fast[0].text(), "7");
+  EXPECT_EQ(fast[2].text(), "fast");
+  EXPECT_EQ(fast[3].text(), "2000.00");  // us
+  EXPECT_EQ(fast[4].text(), "2000");     // 4e9 B in 2 ms
+  EXPECT_EQ(fast[5].text(), "2.000");
+  EXPECT_EQ(fast[6].text(), "yes");
+  EXPECT_EQ(t.rows()[1][6].text(), "NO");
+  EXPECT_EQ(t.rows()[0][2].text(), "baseline");
+  EXPECT_EQ(t.rows()[0][4].text(), "2000");  // 8e9 B in 4 ms
+}

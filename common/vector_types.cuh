@@ -1,0 +1,23 @@
+#pragma once
+// The 16-byte CUDA vector type of four elements, for kernels in any lab that load or store four
+// elements at once (device code; include from .cu files): vec4_t<float> is float4, vec4_t<int>
+// is int4. A 16-byte access needs a 16-byte aligned address (cudaMalloc's are).
+#include <cuda_runtime.h>
+
+namespace cudalab {
+
+template <typename T>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+template <>
+struct Vec4<int> {
+  using type = int4;
+};
+
+template <typename T>
+using vec4_t = typename Vec4<T>::type;
+
+}  // namespace cudalab
