@@ -40,6 +40,10 @@ class Errata(unittest.TestCase):
             proof = r.rstrip("|").split("|")[-1]
             self.assertTrue(CITED.search(proof) or "lab output:" in proof or "**pending**" in proof, r)
 
+    def test_every_cited_report_exists(self):
+        for report in re.findall(r"`(docs/reports/[^`]+)`", self.text):
+            self.assertTrue(os.path.isfile(os.path.join(ROOT, report)), report)
+
     def test_every_cited_test_exists(self):
         cited = set(CITED.findall(self.text))
         self.assertTrue(cited)
