@@ -3,9 +3,13 @@
 //   ./labs/vec_add 2^28 --type int      one size, int data
 //   ./labs/vec_add --variant vectorized --block 512
 //   ./labs/vec_add --sweep --json       bandwidth over N = 2^10 .. 2^28 for plotting
+//   ./labs/vec_add --l2-sweep           bandwidth over working sets of 6 .. 384 MB, L2 not flushed
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "common/bandwidth.hpp"
 #include "common/check.hpp"
@@ -32,6 +36,7 @@ struct Options {
   std::string type = "float";
   int block = 256;
   bool sweep = false;
+  bool l2_sweep = false;
 };
 
 std::vector<vec_add::Variant> chosen_variants(const Options& o) {
@@ -155,6 +160,45 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
   return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
+// How big the L2 really is for a stream: the vectorized kernel over working sets (a + b + c) of
+// 6 .. 384 MB, nothing flushed, 50 launches back to back between two events (a lone launch of a
+// few microseconds would time the launch, not the data). While the working set stays in L2 the
+// rate beats the DRAM copy ceiling; past the L2's effective size it falls to DRAM speed.
+int run_l2_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
+  constexpr int kBatch = 50;
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, true});
+  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
+  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  report.field("l2_mb", "L2 size (device attribute)", Value(static_cast<double>(facts.l2_bytes) / 1e6, 1), "MB");
+  cudalab::Table t({{"working_set_mb", "working set MB"}, {"n", "N"}, {"launch_us", "us per launch"}, {"gbps", "GB/s"},
+                    {"over_copy", "x copy"}, {"correct", "ok"}});
+  bool all_ok = true;
+  const auto needed = [](std::size_t mb) { return static_cast<double>(mb) * 1e6; };
+  for (std::size_t mb : {6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 72, 96, 192, 384}) {
+    if (needed(mb) > cudalab::usable_device_memory()) break;
+    const std::size_t n = mb * 1000000 / 12 / 1024 * 1024;
+    const vec_add::Problem<float> p = vec_add::make_problem<float>(n, o.common.seed);
+    OnDevice<float> dev(p);
+    const vec_add::Plan plan = vec_add::make_plan(vec_add::Variant::kVectorized, n, o.block);
+    cudalab::Rung rung = dev.rung(plan);
+    rung.poison();
+    rung.launch();
+    const bool ok = rung.check();
+    all_ok = all_ok && ok;
+    cudalab::Benchmarker batches({o.common.warmup, std::max(3, o.common.repeat / 4), false});
+    const cudalab::Timing batch = batches.run([&] {
+      for (int k = 0; k < kBatch; ++k) rung.launch();
+    });
+    const double ms = batch.median_ms / kBatch;
+    const double g = cudalab::gbps(rung.bytes, ms);
+    t.add_row({Value(rung.bytes / 1e6, 1), static_cast<long long>(n), Value(ms * 1e3, 2), Value(g, 0),
+               Value(g / ceiling.gbps, 2), ok ? "yes" : "NO"});
+  }
+  report.heading(fmt::format("vectorized over working sets, L2 not flushed ({} launches back to back per sample)", kBatch));
+  report.table("l2_sweep", t);
+  return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+}
+
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("vec_add", "c = a + b on the GPU: every variant checked against the CPU and timed.");
@@ -163,9 +207,11 @@ int run(int argc, char** argv) {
   cli.option("--block", o.block, "threads per block (a multiple of 32)", 32, 1024);
   cli.option("--type", o.type, "element type", {"float", "int"});
   cli.flag("--sweep", o.sweep, "time every variant over N = 2^10 .. 2^28 instead of one N");
+  cli.flag("--l2-sweep", o.l2_sweep, "bandwidth over working sets of 6 .. 384 MB with L2 not flushed (its effective size)");
   cli.add_common(o.common);
-  cli.footer("Examples:\n  vec_add 2^28\n  vec_add 1000 --variant naive --block 128\n  vec_add --sweep --json");
+  cli.footer("Examples:\n  vec_add 2^28\n  vec_add 1000 --variant naive --block 128\n  vec_add --sweep --json\n  vec_add --l2-sweep");
   if (auto code = cli.parse(argc, argv)) return *code;
+  if (o.sweep && o.l2_sweep) throw cudalab::UsageError("give either --sweep or --l2-sweep, not both");
   if (o.block % 32 != 0) {
     throw cudalab::UsageError("--block " + std::to_string(o.block) + " is not a multiple of the warp size (32)");
   }
@@ -180,6 +226,7 @@ int run(int argc, char** argv) {
   if (o.sweep) {
     return o.type == "int" ? run_sweep<int>(o, facts, report) : run_sweep<float>(o, facts, report);
   }
+  if (o.l2_sweep) return run_l2_sweep(o, facts, report);
   report.field("n", "N (elements)", o.n);
   report.field("bytes_moved", "bytes moved per launch (12 per element)",
                cudalab::human_bytes(3.0 * static_cast<double>(o.n) * 4));
