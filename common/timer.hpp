@@ -1,7 +1,7 @@
 #pragma once
 // Benchmark timing with CUDA events: warm-up launches, an L2 flush before every timed
-// repetition (so a buffer that fits in L2 - the H200's is 60 MB, a 4K RGBA frame is 33 MB -
-// is not measured from cache), N repetitions, and min / median / max.
+// repetition (so a buffer that fits in L2 - the H200's holds about 45 MB of a stream, see
+// vec_add --l2-sweep - is not measured from cache), N repetitions, and min / median / max.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
