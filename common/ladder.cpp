@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/cuda_check.hpp"
+#include "common/exit_codes.hpp"
 
 namespace cudalab {
 
@@ -11,6 +12,13 @@ std::vector<VariantResult> LadderResult::results() const {
   out.reserve(rungs.size());
   for (const auto& r : rungs) out.push_back(r.result);
   return out;
+}
+
+void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block) {
+  report.field("device", "device", facts.name);
+  report.field("type", "element type", type);
+  report.field("block", "threads per block", block);
+  report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
 }
 
 LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
@@ -84,6 +92,12 @@ void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantRes
 void add_sweep_rows(Table& table, const std::vector<Value>& size_cells, const LadderResult& ladder,
                     const std::function<Value(const VariantResult&)>& versus) {
   for (const auto& r : ladder.rungs) add_sweep_row(table, size_cells, r.result, versus(r.result));
+}
+
+int report_sweep(Report& report, const std::string& heading, const Table& table, bool all_ok) {
+  report.heading(heading);
+  report.table("sweep", table);
+  return all_ok ? kExitSuccess : kExitWrongResult;
 }
 
 std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/bandwidth.hpp"
+#include "common/device_facts.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
 
@@ -50,6 +51,10 @@ struct LadderResult {
   const VariantResult& best_result() const { return rungs.at(static_cast<std::size_t>(best)).result; }
 };
 
+// The first fields of a ladder lab's report, in this order: device, element type, threads per
+// block, theoretical DRAM bandwidth.
+void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block);
+
 // Runs every rung: first launch (timed when asked), poison, launch, check, then `bench.run`.
 LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs);
 
@@ -68,6 +73,10 @@ void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantRes
 // One row per rung of `ladder`, all at the size `size_cells`.
 void add_sweep_rows(Table& table, const std::vector<Value>& size_cells, const LadderResult& ladder,
                     const std::function<Value(const VariantResult&)>& versus);
+
+// Prints the sweep table under `heading` (JSON key "sweep"); returns the exit code: success
+// when every rung at every size was correct, kExitWrongResult otherwise.
+int report_sweep(Report& report, const std::string& heading, const Table& table, bool all_ok);
 
 // The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
 // bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory

@@ -33,6 +33,8 @@ Options:
   --submission-timeout S  wall seconds for one whole submission (default 1800)
   --test-timeout S      seconds for a test without a TIMEOUT of its own
   --memory-gib G        memory (data segment) per sandboxed process (default 32)
+  --submission-memory-gib G  memory of all of one submission's processes together, in a control
+                        group where the host allows one (default 64; 0: none); the log says when not
   --unsafe-no-sandbox   grade without bubblewrap (only for your own, trusted solutions)
   --cmake-args "..."    extra configure arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=90)
   --leaderboard         also rank the correct submissions per task by their kernels' bandwidth against
@@ -81,6 +83,7 @@ def parse_args():
     ap.add_argument("--submission-timeout", type=float, default=1800)
     ap.add_argument("--test-timeout", type=float, default=None)
     ap.add_argument("--memory-gib", type=float, default=32)
+    ap.add_argument("--submission-memory-gib", type=float, default=64)
     ap.add_argument("--unsafe-no-sandbox", action="store_true")
     ap.add_argument("--leaderboard", action="store_true")
     ap.add_argument("--gtest-batch", action="store_true")
@@ -89,6 +92,8 @@ def parse_args():
     for name in ("jobs", "gpus", "build_timeout", "lab_timeout", "submission_timeout", "memory_gib"):
         if getattr(args, name) <= 0:
             fail(2, f"--{name.replace('_', '-')} must be positive")
+    if args.submission_memory_gib < 0:
+        fail(2, "--submission-memory-gib must be 0 (none) or positive")
     if args.test_timeout is not None and args.test_timeout <= 0:
         fail(2, "--test-timeout must be positive")
     if not os.path.lexists(args.submission):
@@ -135,7 +140,8 @@ def main():
         print(f"grade_submission: sandbox: bubblewrap, {box.mode}")
     else:
         print("grade_submission: NO SANDBOX (--unsafe-no-sandbox): the submission runs with your rights")
-    limits = grader.Limits(args.build_timeout, args.lab_timeout, args.submission_timeout, args.test_timeout)
+    limits = grader.Limits(args.build_timeout, args.lab_timeout, args.submission_timeout, args.test_timeout,
+                           int(args.submission_memory_gib * GiB) or None)
     g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
                       measure=args.leaderboard, gtest_batch=not args.per_case)
     try:

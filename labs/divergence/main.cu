@@ -28,9 +28,9 @@ using divergence::Variant;
 
 struct Options {
   cudalab::CommonOptions common;
+  std::string variant = "all";  // first, as in every ladder lab
   int iters = 20000;
   int blocks_per_sm = 8;
-  std::string variant = "all";
 };
 
 constexpr int kBlock = 256;

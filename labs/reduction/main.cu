@@ -190,9 +190,7 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
       return Value(cub_time.median_ms / r.timing.median_ms, 3);
     });
   }
-  report.heading("Sum over N");
-  report.table("sweep", t);
-  return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  return cudalab::report_sweep(report, "Sum over N", t, all_ok);
 }
 
 int run(int argc, char** argv) {
@@ -211,10 +209,7 @@ int run(int argc, char** argv) {
   cudalab::select_device(o.common.device);
   const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
   cudalab::Report report("reduction", o.common.json);
-  report.field("device", "device", facts.name);
-  report.field("type", "element type", o.type);
-  report.field("block", "threads per block", o.block);
-  report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
+  cudalab::report_setup(report, facts, o.type, o.block);
   if (o.sweep) return o.type == "int" ? run_sweep<int>(o, facts, report) : run_sweep<float>(o, facts, report);
   report.field("n", "N (elements)", o.n);
   return o.type == "int" ? run_single<int>(o, facts, report) : run_single<float>(o, facts, report);

@@ -108,9 +108,7 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
                             [&](const cudalab::VariantResult& r) { return Value(cudalab::percent(r.gbps(), ceiling.gbps), 1); });
   }
   report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
-  report.heading("Bandwidth over image size (square images)");
-  report.table("sweep", t);
-  return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  return cudalab::report_sweep(report, "Bandwidth over image size (square images)", t, all_ok);
 }
 
 int run(int argc, char** argv) {

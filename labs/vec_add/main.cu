@@ -153,11 +153,10 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
   }
   report.field("copy_ceiling_gbps", "copy ceiling (measured)", Value(ceiling.gbps, 0), "GB/s");
   report.field("peak_gbps", "theoretical peak", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
-  report.heading("Bandwidth over N");
-  report.table("sweep", curve);
+  const int code = cudalab::report_sweep(report, "Bandwidth over N", curve, all_ok);
   report.heading("CPU vs GPU over N (best variant; end-to-end includes host<->device copies)");
   report.table("crossover", crossover);
-  return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  return code;
 }
 
 // How big the L2 really is for a stream: the vectorized kernel over working sets (a + b + c) of
@@ -219,10 +218,7 @@ int run(int argc, char** argv) {
   cudalab::select_device(o.common.device);
   const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
   cudalab::Report report("vec_add", o.common.json);
-  report.field("device", "device", facts.name);
-  report.field("type", "element type", o.type);
-  report.field("block", "threads per block", o.block);
-  report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
+  cudalab::report_setup(report, facts, o.type, o.block);
   if (o.sweep) {
     return o.type == "int" ? run_sweep<int>(o, facts, report) : run_sweep<float>(o, facts, report);
   }

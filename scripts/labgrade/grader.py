@@ -18,7 +18,7 @@ import threading
 import time
 
 from . import ctest, leaderboard, regions as regions_mod, results, submission, suite
-from .sandbox import BUILD, OUT, SRC, TOOLS
+from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup
 
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
 NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
@@ -36,16 +36,17 @@ class NoGpu(GradingError):
 class Limits:
     """Wall-clock limits in seconds."""
 
-    def __init__(self, build_s=900, lab_tests_s=600, submission_s=1800, test_s=None):
+    def __init__(self, build_s=900, lab_tests_s=600, submission_s=1800, test_s=None, memory_bytes=None):
         self.build_s, self.lab_tests_s, self.submission_s, self.test_s = build_s, lab_tests_s, submission_s, test_s
+        self.memory_bytes = memory_bytes  # all of one submission's processes together (MemoryGroup)
 
 
 class Workspace:
     """Where one tree lives on the host, and how a command reaches it: in the sandbox at /grade/*,
     or (with no sandbox) at the host paths themselves."""
 
-    def __init__(self, root, box, env=None):
-        self.root, self.box, self.env = root, box, env or {}
+    def __init__(self, root, box, env=None, group=None):
+        self.root, self.box, self.env, self.group = root, box, env or {}, group
         self.src, self.build, self.out, self.tools = (os.path.join(root, d) for d in ("src", "build", "out", "tools"))
 
     def path(self, which):
@@ -64,9 +65,17 @@ class Workspace:
     def runner(self, build_writable=True, with_out=False):
         return lambda cmd, timeout, **kw: self.run(cmd, timeout, build_writable, with_out, **kw)
 
+    def preexec(self):
+        """In the child: into the submission's memory group (while still root), then the sandbox's own."""
+        if self.group:
+            self.group.join()
+        if self.box:
+            self.box.preexec()
+
     def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None, keep_bytes=1 << 20):
         return ctest.run_bounded(self.wrap(build_writable, with_out)(cmd), timeout,
-                                 preexec_fn=self.box.preexec if self.box else None, watch=watch, keep_bytes=keep_bytes)
+                                 preexec_fn=self.preexec if self.box or self.group else None, watch=watch,
+                                 keep_bytes=keep_bytes)
 
 
 def lab_targets(labs):
@@ -101,6 +110,8 @@ class Grader:
         self.gtest_batch = gtest_batch
         self.work = work or tempfile.mkdtemp(prefix="labgrade_")
         os.chmod(self.work, 0o711)  # the sandbox's uid passes through to its own folders, lists nothing
+        self.groups = 0
+        self.no_group = None  # why submissions run without a memory group (None: they have one, or none asked)
         self.base = None
         self.regions = {}
         self.listed = []
@@ -141,9 +152,20 @@ class Grader:
             broken = {lab: log[-1500:] for lab in labs}
         return broken, log
 
+    def memory_group(self):
+        """A new MemoryGroup of limits.memory_bytes, or None (why is kept in no_group and logged once)."""
+        if not self.limits.memory_bytes or not self.box or self.no_group:
+            return None
+        self.groups += 1
+        group, why = MemoryGroup.create(f"labgrade-{os.getpid()}-{self.groups}", int(self.limits.memory_bytes))
+        if not group:
+            self.no_group = why
+            self.log(f"grade_submission: no memory limit per submission ({why}); each process keeps its own")
+        return group
+
     def prepare_base(self):
         start = time.time()
-        ws = Workspace(os.path.join(self.work, "base"), self.box)
+        ws = Workspace(os.path.join(self.work, "base"), self.box, group=self.memory_group())
         self.make_tree(ws)
         broken, log = self.build(ws, self.labs, self.limits.build_s)
         if broken:
@@ -212,7 +234,7 @@ class Grader:
         files = submission.read(path, wanted)
         scratch = tempfile.mkdtemp(prefix="sub_", dir=self.work)
         os.chmod(scratch, 0o711)
-        ws = Workspace(scratch, self.box, env)
+        ws = Workspace(scratch, self.box, env, group=self.memory_group())
         try:
             if self.box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
                 shutil.copytree(self.base.src, ws.src, symlinks=True)
@@ -258,6 +280,10 @@ class Grader:
                     shutil.copyfile(os.path.join(ws.out, junit), os.path.join(out, junit))
                     results.mark_timeouts(os.path.join(out, junit), timed_out)
             feedback = [f"{rid}: {o}" for rid, o in sorted(outcome.items())]
+            killed = ws.group.oom_kills() if ws.group else 0
+            if killed:
+                feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "
+                                f"the kernel ended {killed} of them")
             data = results.results_json(tests, self.points, time.time() - start,
                                         {"not_compiling": sorted(broken), "regions": outcome})
             if self.measure:
@@ -269,12 +295,16 @@ class Grader:
                 json.dump(data, f, indent=2)
             return data, broken, outcome
         finally:
+            if ws.group:
+                ws.group.remove()
             if self.keep:
                 self.log(f"grade_submission: work folder kept: {scratch}")
             else:
                 shutil.rmtree(scratch, ignore_errors=True)
 
     def cleanup(self):
+        if self.base and self.base.group:
+            self.base.group.remove()
         if not self.keep:
             shutil.rmtree(self.work, ignore_errors=True)
 

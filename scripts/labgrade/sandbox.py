@@ -7,7 +7,9 @@ Every command that compiles or runs student code runs in a sandbox that sees:
   - a fresh /dev with only the NVIDIA device nodes added, its own /proc, a small /tmp;
   - no network, its own PID namespace (every process dies with the sandbox), no environment
     from the grader but PATH and the CUDA device selection;
-  - limits on CPU time, memory, file size, open files and processes (setrlimit).
+  - limits on CPU time, memory, file size, open files and processes (setrlimit), and where the
+    host allows it a control group that bounds the memory of all of one submission's processes
+    together (MemoryGroup).
 When the grader runs as root, the sandbox drops to uid/gid 65534 (nobody) before entering, so the
 process limit applies and root-only files stay unreadable. Where the kernel refuses an
 unprivileged user namespace it falls back to bwrap's own --unshare-user --uid 65534 as root
@@ -26,6 +28,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 
 NOBODY = 65534
 GRADE = "/grade"
@@ -53,6 +56,124 @@ class Limits:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if processes:
             resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+
+
+class MemoryGroup:
+    """A control group that bounds the memory of everything one submission runs, together:
+    RLIMIT_DATA bounds each process alone, so a build or test that starts many processes could
+    still exhaust the host. cgroup v2 where the grader's own group delegates the memory
+    controller, else cgroup v1's memory hierarchy (as root). Swap is bounded too, so the kernel
+    kills (OOM) rather than swaps past the limit. `create` returns (group, None) or (None, why
+    not); without a group the per-process limit is all there is, and the grader says so."""
+
+    def __init__(self, path, version):
+        self.path, self.version = path, version
+
+    @staticmethod
+    def _mounts():
+        v2, v1 = None, None
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) < 4:
+                    continue
+                if parts[2] == "cgroup2" and v2 is None:
+                    v2 = parts[1]
+                elif parts[2] == "cgroup" and "memory" in parts[3].split(",") and v1 is None:
+                    v1 = parts[1]
+        return v2, v1
+
+    @staticmethod
+    def _own_paths():
+        paths = {}
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                hid, controllers, path = line.rstrip("\n").split(":", 2)
+                paths["v2" if hid == "0" and controllers == "" else controllers] = path
+        return paths
+
+    @classmethod
+    def create(cls, name, memory_bytes):
+        try:
+            v2, v1 = cls._mounts()
+            own = cls._own_paths()
+        except OSError as e:
+            return None, f"cannot read the control groups: {e}"
+        reasons = []
+        if v2 and "v2" in own:
+            parent = os.path.join(v2, own["v2"].lstrip("/"))
+            try:
+                with open(os.path.join(parent, "cgroup.subtree_control")) as f:
+                    delegated = "memory" in f.read().split()
+                if not delegated:
+                    reasons.append("cgroup v2: the memory controller is not delegated to the grader's group")
+                else:
+                    return cls._make(os.path.join(parent, name), 2, memory_bytes), None
+            except OSError as e:
+                reasons.append(f"cgroup v2: {e.strerror or e}")
+        mem = next((p for c, p in own.items() if "memory" in c.split(",")), None)
+        if v1 and mem is not None:
+            try:
+                return cls._make(os.path.join(v1, mem.lstrip("/"), name), 1, memory_bytes), None
+            except OSError as e:
+                reasons.append(f"cgroup v1: {e.strerror or e}")
+        elif not reasons:
+            reasons.append("no cgroup memory controller is mounted")
+        return None, "; ".join(reasons)
+
+    @classmethod
+    def _make(cls, path, version, memory_bytes):
+        os.mkdir(path)
+        group = cls(path, version)
+        try:
+            if version == 2:
+                group._write("memory.max", memory_bytes)
+                group._write("memory.swap.max", 0, optional=True)
+            else:
+                group._write("memory.limit_in_bytes", memory_bytes)
+                group._write("memory.memsw.limit_in_bytes", memory_bytes, optional=True)
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+    def _write(self, name, value, optional=False):
+        target = os.path.join(self.path, name)
+        if optional and not os.path.exists(target):
+            return
+        with open(target, "w") as f:
+            f.write(str(value))
+
+    def join(self):
+        """In a child before exec: moves the calling process (and so all it starts) into the group."""
+        self._write("cgroup.procs", os.getpid())
+
+    def oom_kills(self):
+        """How many processes the kernel killed for passing the group's limit."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            with open(os.path.join(self.path, name)) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+            if self.version == 1:
+                with open(os.path.join(self.path, "memory.failcnt")) as f:
+                    return 1 if int(f.read()) > 0 else 0
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def remove(self):
+        """Removes the group once its processes are gone (best effort)."""
+        for _ in range(50):
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.1)
 
 
 def _open_to_all(path):

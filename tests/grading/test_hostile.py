@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from labgrade import ctest, regions, submission, suite  # noqa: E402
-from labgrade.sandbox import BUILD, Limits, Sandbox  # noqa: E402
+from labgrade.sandbox import BUILD, Limits, MemoryGroup, Sandbox  # noqa: E402
 import hostile  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
@@ -166,9 +166,29 @@ class SandboxWalls(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def run_in(self, script, timeout=30, watch=None):
+    def run_in(self, script, timeout=30, watch=None, group=None):
         cmd = self.box.command(["python3", "-c", script], build=self.build)
-        return ctest.run_bounded(cmd, timeout, preexec_fn=self.box.preexec, watch=watch)
+        preexec = self.box.preexec if not group else (lambda: (group.join(), self.box.preexec()))
+        return ctest.run_bounded(cmd, timeout, preexec_fn=preexec, watch=watch)
+
+    def test_a_memory_group_bounds_the_processes_together(self):
+        # three processes of 64 MiB each: under the per-process limit (512 MiB) all three live;
+        # in a group of 96 MiB for the whole sandbox the kernel ends at least one
+        script = ("import os, time\nkids = []\nfor k in range(3):\n    pid = os.fork()\n    if pid == 0:\n"
+                  "        b = b'x' * (64 << 20)\n        time.sleep(2)\n        os._exit(0)\n    kids.append(pid)\n"
+                  "codes = [os.waitpid(p, 0)[1] for p in kids]\nprint('killed', sum(os.WIFSIGNALED(c) for c in codes))\n")
+        alone = self.run_in(script, timeout=30)
+        self.assertEqual(alone.stdout.split(), ["killed", "0"], alone.stderr)
+        group, why = MemoryGroup.create(f"labgrade-test-{os.getpid()}", 96 << 20)
+        if not group:
+            self.skipTest(f"no memory group on this host: {why}")
+        try:
+            together = self.run_in(script, timeout=30, group=group)
+            self.assertGreaterEqual(group.oom_kills(), 1, together.stdout + together.stderr)
+            self.assertNotEqual(together.stdout.split(), ["killed", "0"])
+        finally:
+            group.remove()
+        self.assertFalse(os.path.exists(group.path))
 
     def test_the_suite_and_results_are_not_visible(self):
         r = self.run_in(f"import os; print(os.path.exists({os.path.join(ROOT, 'labs')!r}), "
