@@ -4,6 +4,8 @@ solutions (docs/grading-security.md says what a submission cannot do, and why).
 
   scripts/grade_submission.py SUBMISSION [--labs vec_add rgba_split] [--out grading-out]
   scripts/grade_submission.py --batch submissions/ --out results/   # a folder of submissions
+  scripts/grade_submission.py --prepare-base results/base [--labs ...]  # the base alone, once
+  scripts/grade_submission.py --batch submissions/ --index 7 --base results/base --out results/
 
 SUBMISSION is a folder or an archive (.zip, .tar.gz, .tgz, .tar) holding the student's tree (the
 handout, edited). From it only the bodies of the student regions are taken: each one is checked
@@ -44,10 +46,16 @@ Options:
                         per-case limits, but a CUDA context per case (on the H200 about 3.7x slower)
   --gtest-batch         the default; accepted for older command lines
   --keep                keep the work folders
+  --prepare-base DIR    build and list the base into DIR (a new folder) and stop: no submission is
+                        graded. Give the same --labs, --cmake-args and --per-case as the graders
+  --base DIR            grade against the base prepared in DIR instead of building one (a Slurm
+                        array builds it once: grading/slurm/submit.sh); refused when it was
+                        prepared with other --labs, --cmake-args or --per-case
 Exit codes: 0 graded, 2 usage error (or an unreadable single submission), 3 the grading tree
 itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possible here and
 --unsafe-no-sandbox was not given.
 """
+import argparse
 import concurrent.futures
 import os
 import sys
@@ -65,8 +73,11 @@ def fail(code, message):
 
 
 def parse_args():
-    ap = script_cli.Parser(prog="grade_submission", description="Grade submissions in sandboxes.")
-    ap.add_argument("submission")
+    ap = script_cli.Parser(prog="grade_submission", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("submission", nargs="?")
+    ap.add_argument("--prepare-base", default=None)
+    ap.add_argument("--base", default=None)
     ap.add_argument("--labs", nargs="*", default=[])
     ap.add_argument("--out", default="grading-out")
     ap.add_argument("--points", default=os.path.join(suite.ROOT, "grading", "points.json"))
@@ -96,6 +107,14 @@ def parse_args():
         fail(2, "--submission-memory-gib must be 0 (none) or positive")
     if args.test_timeout is not None and args.test_timeout <= 0:
         fail(2, "--test-timeout must be positive")
+    if args.prepare_base:
+        if args.submission or args.base:
+            fail(2, "--prepare-base builds the base alone: give no submission and no --base")
+        if os.path.lexists(args.prepare_base):
+            fail(2, f"--prepare-base needs a new folder; {args.prepare_base} exists")
+        return args
+    if not args.submission:
+        fail(2, "give a SUBMISSION (a folder or archive; with --batch, a folder of them)")
     if not os.path.lexists(args.submission):
         fail(2, f"{args.submission} does not exist")
     if args.index is not None and (not args.batch or args.index < 0):
@@ -129,7 +148,7 @@ def main():
         labs = labs + ["device_query"]
 
     out = os.path.abspath(args.out)
-    subs = os.path.abspath(args.submission)
+    subs = os.path.abspath(args.submission or args.prepare_base)
     box_limits = BoxLimits(memory_bytes=int(args.memory_gib * GiB))
     box = None
     if not args.unsafe_no_sandbox:
@@ -145,7 +164,15 @@ def main():
     g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
                       measure=args.leaderboard, gtest_batch=not args.per_case)
     try:
-        g.prepare_base()
+        if args.prepare_base:
+            g.prepare_base(os.path.abspath(args.prepare_base))
+            g.cleanup()
+            print(f"base: {os.path.abspath(args.prepare_base)}")
+            return 0
+        if args.base:
+            g.load_base(os.path.abspath(args.base))
+        else:
+            g.prepare_base()
         if args.require_gpu:
             g.require_gpu()
     except grader.GradingError as e:

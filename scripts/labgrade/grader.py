@@ -23,6 +23,7 @@ from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
 NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
 EXIT_NO_GPU = 4
+BASE_FILE = "base.json"  # a prepared base's listing, next to its src/ build/ tools/
 
 
 class GradingError(Exception):
@@ -163,9 +164,14 @@ class Grader:
             self.log(f"grade_submission: no memory limit per submission ({why}); each process keeps its own")
         return group
 
-    def prepare_base(self):
+    def prepare_base(self, root=None):
+        """Builds and lists the base at `root` (default: in the work folder). With a root, the
+        base is kept there with its listing (base.json) for load_base: a Slurm array builds it once."""
         start = time.time()
-        ws = Workspace(os.path.join(self.work, "base"), self.box, group=self.memory_group())
+        if root:
+            os.makedirs(root)
+            os.chmod(root, 0o711)
+        ws = Workspace(root or os.path.join(self.work, "base"), self.box, group=self.memory_group())
         self.make_tree(ws)
         broken, log = self.build(ws, self.labs, self.limits.build_s)
         if broken:
@@ -186,8 +192,36 @@ class Grader:
                 self.batches[name] = lbl
         self.listed = results.fixed_list(labels, self.points, set(self.labs))
         self.base = ws
+        if root:
+            with open(os.path.join(root, BASE_FILE), "w") as f:
+                json.dump({"labs": self.labs, "cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch,
+                           "labels": labels, "batches": self.batches, "region_files": sorted(self.regions)}, f, indent=1)
         self.log(f"grade_submission: base built and listed in {time.time() - start:.0f} s: "
                  f"{len(self.listed)} tests in {len(self.labs)} labs")
+        return ws
+
+    def load_base(self, root):
+        """The base that prepare_base(root) built, after checking it was built for these labs and
+        options. Raises GradingError when it is missing or built otherwise."""
+        try:
+            with open(os.path.join(root, BASE_FILE)) as f:
+                info = json.load(f)
+        except (OSError, ValueError) as e:
+            raise GradingError(f"no prepared base at {root} ({e}): run grade_submission.py --prepare-base {root} first")
+        wanted = {"labs": self.labs, "cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch}
+        differs = [k for k, v in wanted.items() if info.get(k) != v]
+        if differs:
+            raise GradingError(f"the base at {root} was built with other {', '.join(differs)} "
+                               f"({', '.join(f'{k}={info.get(k)}' for k in differs)}); prepare it with the same options")
+        ws = Workspace(root, self.box)
+        self.regions = {}
+        for rel in info["region_files"]:
+            with open(os.path.join(ws.src, rel), encoding="utf-8") as f:
+                self.regions[rel] = regions_mod.parse(rel, f.read())
+        self.batches = info["batches"]
+        self.listed = results.fixed_list(info["labels"], self.points, set(self.labs))
+        self.base = ws
+        self.log(f"grade_submission: base from {root} (prepared once): {len(self.listed)} tests in {len(self.labs)} labs")
         return ws
 
     def require_gpu(self):

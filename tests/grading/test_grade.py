@@ -135,6 +135,10 @@ class GradeFixture(unittest.TestCase):
                [os.path.join(scripts, "grade_submission.py"), ROOT, "--index", "1"],
                [os.path.join(scripts, "grade_submission.py"), ROOT, "--lab-timeout", "abc"],
                [os.path.join(scripts, "grade_submission.py"), "/nonexistent/submission"],
+               [os.path.join(scripts, "grade_submission.py")],
+               [os.path.join(scripts, "grade_submission.py"), "--prepare-base", self.tmp],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--prepare-base", os.path.join(self.tmp, "b")],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--submission-memory-gib", "-1"],
                [os.path.join(scripts, "grade_merge.py"), self.tmp],
                [os.path.join(scripts, "student_regions.py"), "--root", "/nonexistent"]]
         for cmd in bad:
@@ -144,6 +148,26 @@ class GradeFixture(unittest.TestCase):
         run = subprocess.run([os.path.join(ROOT, "grading", "slurm", "submit.sh"), self.tmp, self.out, "--throttle", "x"],
                              capture_output=True, text=True)
         self.assertEqual((run.returncode, len(run.stderr.strip().splitlines())), (2, 1), run.stderr)
+
+    def test_a_base_that_is_missing_or_prepared_otherwise_is_refused(self):
+        # --base takes a base only as prepare_base wrote it, for the same labs and options (exit 3,
+        # one line), before anything is graded
+        base = os.path.join(self.tmp, "base-vec_add")
+        os.makedirs(base)
+        with open(os.path.join(base, "base.json"), "w") as f:
+            json.dump({"labs": ["vec_add"], "cmake_args": [], "gtest_batch": True, "labels": {}, "batches": {},
+                       "region_files": []}, f)
+        grade = os.path.join(ROOT, "scripts", "grade_submission.py")
+        for where, labs, expected in ((base, ["device_query"], "was built with other labs"),
+                                      (base, ["vec_add", "--per-case"], "was built with other gtest_batch"),
+                                      (os.path.join(self.tmp, "no-base"), ["vec_add"], "no prepared base")):
+            out = os.path.join(self.tmp, "out-base")
+            run = subprocess.run([sys.executable, grade, ROOT, "--base", where, "--unsafe-no-sandbox", "--out", out,
+                                  "--labs"] + labs, capture_output=True, text=True)
+            self.assertEqual(run.returncode, 3, run.stderr)
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+            self.assertIn(expected, run.stderr)
+            self.assertFalse(os.path.exists(os.path.join(out, "results.json")))
 
 
 class Leaderboard(unittest.TestCase):

@@ -2,7 +2,8 @@
 """grading/slurm/ on a real Slurm cluster: a single-node cluster on localhost, started in a
 temporary folder by this test (munged, slurmctld and slurmd with their own ports, state folders and
 key), grades three submissions with the job array -- the solutions, the handout and one whose
-vec_add does not compile -- and checks the merged summary.csv and class report. Every daemon is
+vec_add does not compile -- and checks the merged summary.csv and class report, and that the base
+was built once, by its own job, and copied by every array task. Every daemon is
 stopped by its pid at the end. No GPU is requested (--gres none): GPU tests report skipped; the
 flow is what is tested.
 
@@ -141,11 +142,18 @@ class SlurmArray(unittest.TestCase):
                 if not queue.strip() and os.path.exists(os.path.join(out, "class-report.md")):
                     break
                 time.sleep(5)
-            logs = ""
+            logs, full = "", {}
             for n in sorted(os.listdir(out)):
                 if n.endswith(".log"):
                     with open(os.path.join(out, n)) as f:
-                        logs += f.read()[-1500:]
+                        full[n] = f.read()
+                    logs += full[n][-1500:]
+            # the base is built once, by its own job; every array task copies it
+            built = [n for n, text in full.items() if "base built and listed" in text]
+            reused = [n for n, text in full.items() if "(prepared once)" in text]
+            self.assertEqual([n for n in built if n.startswith("cudalab-base-")], built, logs)
+            self.assertEqual(len(built), 1, logs)
+            self.assertEqual(len(reused), 3, logs)
             with open(os.path.join(out, "summary.csv"), newline="") as f:
                 rows = {r["submission"]: r for r in csv.DictReader(f)}
             self.assertEqual(sorted(rows), ["broken", "handout", "solutions"], logs)
