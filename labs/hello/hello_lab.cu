@@ -24,9 +24,12 @@ __global__ void index_kernel(ThreadIndex* out, unsigned* counter) {
   const int in_block = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
   unsigned smid;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  // The lanes of this warp: all 32, or the first k of a block's partial last warp.
+  const int in_warp = min(32, threads_per_block - in_block / 32 * 32);
+  const unsigned members = in_warp == 32 ? 0xffffffffu : (1u << in_warp) - 1u;
   unsigned ticket = 0;
   if (in_block % 32 == 0) ticket = atomicAdd(counter, 1u);
-  ticket = __shfl_sync(__activemask(), ticket, 0);  // lane 0 of this warp holds it
+  ticket = __shfl_sync(members, ticket, 0);  // lane 0 of this warp holds it
   ThreadIndex t;
   t.block_x = static_cast<int>(blockIdx.x);
   t.block_y = static_cast<int>(blockIdx.y);
