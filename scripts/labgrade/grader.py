@@ -214,10 +214,7 @@ class Grader:
             raise GradingError(f"the base at {root} was built with other {', '.join(differs)} "
                                f"({', '.join(f'{k}={info.get(k)}' for k in differs)}); prepare it with the same options")
         ws = Workspace(root, self.box)
-        self.regions = {}
-        for rel in info["region_files"]:
-            with open(os.path.join(ws.src, rel), encoding="utf-8") as f:
-                self.regions[rel] = regions_mod.parse(rel, f.read())
+        self.regions = suite.parse_regions(ws.src, info["region_files"])
         self.batches = info["batches"]
         self.listed = results.fixed_list(info["labels"], self.points, set(self.labs))
         self.base = ws

@@ -157,9 +157,6 @@ class MemoryGroup:
                     key, _, value = line.partition(" ")
                     if key == "oom_kill":
                         return int(value)
-            if self.version == 1:
-                with open(os.path.join(self.path, "memory.failcnt")) as f:
-                    return 1 if int(f.read()) > 0 else 0
         except (OSError, ValueError):
             pass
         return 0

@@ -86,8 +86,13 @@ def write_grading_tree(root, out):
     stubbed files, which is what splicing works on)."""
     regions = find_regions(root)
     write_handout(root, out, {r.id for rs in regions.values() for r in rs}, regions)
-    stubbed = {}
-    for rel in regions:
-        with open(os.path.join(out, rel), encoding="utf-8") as f:
-            stubbed[rel] = regions_mod.parse(rel, f.read())
-    return stubbed
+    return parse_regions(out, regions)
+
+
+def parse_regions(tree, rels):
+    """{path: [Region]} of the files `rels` as they are in `tree` (a grading tree's stubbed files)."""
+    parsed = {}
+    for rel in rels:
+        with open(os.path.join(tree, rel), encoding="utf-8") as f:
+            parsed[rel] = regions_mod.parse(rel, f.read())
+    return parsed
