@@ -3,12 +3,15 @@
 //   ./labs/hello                       every section, N = 10000 (the notes' vecAdd)
 //   ./labs/hello --break oob           one deliberate mistake (too_many_threads, oob, swapped_copy,
 //                                      missing_sync) and what the host sees of it
+#include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/cli.hpp"
 #include "common/cuda_check.hpp"
@@ -35,13 +38,30 @@ void first_kernel(cudalab::Report& report, bool json) {
   report.heading("The first kernel: hello_kernel<<<2, 64>>> (2 blocks x 2 warps)");
   if (json) {
     report.note("  (the kernel's printf lines are left out with --json)");
-    return;
+  } else {
+    std::fflush(stdout);
+    CUDA_CHECK(hello::launch_hello(2, 64));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the kernel ends in microseconds
+    std::printf("CPU: 50 ms after the launch, before any wait: no GPU line yet, they wait in a buffer\n");
+    std::fflush(stdout);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the GPU's lines appear only now
+    std::printf("CPU: after cudaDeviceSynchronize: the GPU's 128 lines are above\n");
   }
-  std::fflush(stdout);
-  CUDA_CHECK(hello::launch_hello(2, 64));
-  CUDA_CHECK(cudaDeviceSynchronize());  // the GPU's lines appear only now
-  report.note("  Each warp's 32 lines arrive together and in lane order; which warp and which block comes");
-  report.note("  first is up to the GPU and changes from run to run.");
+  // Run to run: the same launch shape, its warps in the order they reached an atomic counter.
+  constexpr int kLaunches = 5;
+  std::vector<std::string> orders;
+  for (int l = 0; l < kLaunches; ++l) {
+    const auto rec = hello::record_indices(dim3(2), dim3(64));
+    std::vector<std::string> by_ticket(4);
+    for (std::size_t i = 0; i < rec.size(); i += 32) {
+      by_ticket.at(static_cast<std::size_t>(rec[i].ticket)) = fmt::format("b{}w{}", rec[i].block_x, rec[i].warp);
+    }
+    orders.push_back(fmt::format("{}", fmt::join(by_ticket, " ")));
+  }
+  report.field("warp_orders", fmt::format("order of the 4 warps, {} launches", kLaunches),
+               fmt::format("{}", fmt::join(orders, " | ")));
+  report.note("  Each warp's 32 lines arrive together and in lane order. Which warp and which block comes");
+  report.note("  first is up to the GPU: nothing fixes it, and it may differ from one launch to the next.");
 }
 
 // Compares the GPU's records with the CPU's; smid must name an SM and the warps' tickets must be
