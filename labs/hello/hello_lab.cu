@@ -213,7 +213,7 @@ std::string break_name(Break b) {
 std::string break_summary(Break b) {
   switch (b) {
     case Break::kTooManyThreads: return "2048-thread blocks: the launch fails, and only cudaGetLastError says so";
-    case Break::kOutOfBounds: return "no bounds check: writes past the array, silently (compute-sanitizer memcheck finds it)";
+    case Break::kOutOfBounds: return "no bounds check: reads and writes past the arrays, silently (compute-sanitizer memcheck finds it)";
     case Break::kSwappedCopy: return "the result copied host -> device instead of back: only the CPU check notices";
     case Break::kMissingSync: return "an async copy into pinned memory read before waiting: stale data";
   }
