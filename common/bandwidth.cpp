@@ -1,5 +1,9 @@
 #include "common/bandwidth.hpp"
 
+#include <fstream>
+#include <limits>
+#include <sstream>
+
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
@@ -50,6 +54,33 @@ void require_device_memory(double bytes, const std::string& what) {
   if (bytes > free_bytes * kUsableMemoryFraction) {
     throw UsageError(fmt::format("{} needs {} of GPU memory; the GPU has {} free", what, human_bytes(bytes),
                                  human_bytes(free_bytes)));
+  }
+}
+
+double meminfo_available_bytes(const std::string& meminfo) {
+  std::istringstream in(meminfo);
+  std::string key, unit;
+  double value = 0;
+  while (in >> key >> value) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return value * (unit.find("kB") != std::string::npos ? 1024.0 : 1.0);
+  }
+  return -1;
+}
+
+double usable_host_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  const double available = in ? meminfo_available_bytes(text.str()) : -1;
+  return available < 0 ? std::numeric_limits<double>::infinity() : available * kUsableHostMemoryFraction;
+}
+
+void require_host_memory(double bytes, const std::string& what) {
+  const double usable = usable_host_memory();
+  if (bytes > usable) {
+    throw UsageError(fmt::format("{} needs {} of host memory; {} is available", what, human_bytes(bytes),
+                                 human_bytes(usable / kUsableHostMemoryFraction)));
   }
 }
 

@@ -34,6 +34,15 @@ double usable_device_memory();
 // is more than usable_device_memory().
 void require_device_memory(double bytes, const std::string& what);
 
+// Host memory a lab may take: 80% of what the kernel reports as MemAvailable in /proc/meminfo
+// (the rest for the OS and the CUDA driver's own pinned buffers); infinity where there is no
+// /proc/meminfo. require_host_memory throws UsageError past it, as require_device_memory does.
+constexpr double kUsableHostMemoryFraction = 0.8;
+double usable_host_memory();
+void require_host_memory(double bytes, const std::string& what);
+// MemAvailable of a /proc/meminfo text, in bytes; a negative value when it has none.
+double meminfo_available_bytes(const std::string& meminfo);
+
 // "1.50 GiB", "33.2 MiB", "512 B".
 std::string human_bytes(double bytes);
 

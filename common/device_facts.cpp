@@ -1,5 +1,9 @@
 #include "common/device_facts.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
 #include <cuda_runtime_api.h>
@@ -23,6 +27,60 @@ double pcie_bandwidth_gbps_per_direction(int generation, int lanes) {
   }
   const auto g = static_cast<std::size_t>(generation - 1);
   return kGigatransfers[g] * kCoding[g] * lanes / 8.0;
+}
+
+int pcie_generation_from_speed(const std::string& text) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double gts = std::strtod(begin, &end);
+  if (end == begin || text.find("GT/s", static_cast<std::size_t>(end - begin)) == std::string::npos) return 0;
+  static const double kGigatransfers[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  for (int g = 0; g < 6; ++g) {
+    if (gts > kGigatransfers[g] * 0.99 && gts < kGigatransfers[g] * 1.01) return g + 1;
+  }
+  return 0;
+}
+
+std::string sysfs_bus_id(const std::string& cuda_bus_id) {
+  std::string id = cuda_bus_id;
+  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto colon = id.find(':');
+  if (colon != std::string::npos && colon > 4) id.erase(0, colon - 4);  // an 8-digit domain
+  return id;
+}
+
+namespace {
+// The first line of a sysfs file; false when it cannot be read.
+bool read_line(const std::string& path, std::string* line) {
+  std::ifstream in(path);
+  return static_cast<bool>(in) && static_cast<bool>(std::getline(in, *line));
+}
+}  // namespace
+
+PcieLink read_pcie_link(const std::string& bus_id, const std::string& sysfs_root) {
+  PcieLink link;
+  link.bus_id = bus_id;
+  const std::string dir = sysfs_root + "/" + bus_id + "/";
+  std::string speed, width, max_speed, max_width;
+  if (!read_line(dir + "current_link_speed", &speed) || !read_line(dir + "current_link_width", &width)) {
+    link.why_unknown = "cannot read " + dir + "current_link_speed/_width";
+    return link;
+  }
+  link.generation = pcie_generation_from_speed(speed);
+  link.width = std::atoi(width.c_str());
+  if (read_line(dir + "max_link_speed", &max_speed)) link.max_generation = pcie_generation_from_speed(max_speed);
+  if (read_line(dir + "max_link_width", &max_width)) link.max_width = std::atoi(max_width.c_str());
+  if (!link.known()) {
+    link.why_unknown = fmt::format("sysfs reports link speed \"{}\" and width \"{}\"", speed, width);
+    link.generation = link.width = 0;
+  }
+  return link;
+}
+
+PcieLink query_pcie_link(int ordinal) {
+  char id[64] = {};
+  CUDA_CHECK(cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof id), ordinal));
+  return read_pcie_link(sysfs_bus_id(id));
 }
 
 double theoretical_bandwidth_gbps(long long memory_clock_khz, int bus_width_bits) {

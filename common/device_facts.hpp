@@ -51,6 +51,32 @@ double theoretical_bandwidth_gbps(long long memory_clock_khz, int bus_width_bits
 // Throws std::invalid_argument for another generation or lanes < 1.
 double pcie_bandwidth_gbps_per_direction(int generation, int lanes);
 
+// The PCIe link of a device as Linux reports it under /sys/bus/pci/devices/<bus id>/ (the
+// runtime API does not say). Generation and width are 0 when unknown (another OS, a virtual
+// machine that hides the files, a GPU behind NVLink-C2C), with the reason in why_unknown.
+struct PcieLink {
+  std::string bus_id;  // "0000:00:06.0", as sysfs names it
+  int generation = 0, width = 0;          // the link as it runs now
+  int max_generation = 0, max_width = 0;  // what the device and slot could do
+  std::string why_unknown;
+  bool known() const { return generation > 0 && width > 0; }
+  double gbps_per_direction() const { return known() ? pcie_bandwidth_gbps_per_direction(generation, width) : 0.0; }
+};
+
+// "32.0 GT/s PCIe" -> 5, "16.0 GT/s" -> 4, "2.5 GT/s" -> 1; 0 for text that names no PCIe rate.
+int pcie_generation_from_speed(const std::string& text);
+
+// sysfs's name for the runtime's bus id: lower case, a 4-digit domain ("00000000:1B:00.0" ->
+// "0000:1b:00.0").
+std::string sysfs_bus_id(const std::string& cuda_bus_id);
+
+// Reads current_link_speed/_width and max_link_speed/_width of `bus_id` under `sysfs_root`.
+// Never throws: a missing or unreadable file leaves the link unknown, with the reason.
+PcieLink read_pcie_link(const std::string& bus_id, const std::string& sysfs_root = "/sys/bus/pci/devices");
+
+// The link of CUDA device `ordinal` (its bus id from cudaDeviceGetPCIBusId). Throws CudaError.
+PcieLink query_pcie_link(int ordinal);
+
 // Number of usable CUDA devices; 0 when there is none or no working driver, with the reason
 // in *why_not (when given). Never throws.
 int usable_device_count(std::string* why_not = nullptr);

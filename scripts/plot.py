@@ -7,6 +7,8 @@
   divergence.png            each divergence variant's time relative to the uniform kernel
   occupancy.png             occupancy over block size; bandwidth over occupancy (1 vs 4 loads in flight)
   roofline.png              the labs' kernels on the GPU's FP32 roofline
+  transfers_copies.png      cudaMemcpy GB/s over copy size, pageable vs pinned, with the link's rate
+  transfers_timeline.png    the overlap's timeline: each stream's copies in, kernels and copies out
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
 """
@@ -169,6 +171,49 @@ def plot_roofline(b, gpu, out):
     save(fig, out, "roofline.png")
 
 
+def plot_transfer_copies(b, gpu, out):
+    sw = b["runs"]["transfers_sweep"]
+    rows = sw["copies"]
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for key, label, style in (("pinned_h2d_gbps", "pinned H2D", "-"), ("pinned_d2h_gbps", "pinned D2H", "-"),
+                              ("pageable_h2d_gbps", "pageable H2D", "--"), ("pageable_d2h_gbps", "pageable D2H", "--")):
+        ax.plot([r["bytes"] for r in rows], [r[key] for r in rows], marker="o", markersize=3, linestyle=style, label=label)
+    if "link_gbps" in sw:
+        ax.axhline(sw["link_gbps"], color="black", linestyle=":", linewidth=1.2,
+                   label=f"{sw['link']}: {sw['link_gbps']:.1f} GB/s per direction (theoretical)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("bytes per cudaMemcpy")
+    ax.set_ylabel("GB/s")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(f"Host <-> device copies on {gpu}: a fixed cost per copy, then the link's rate")
+    save(fig, out, "transfers_copies.png")
+
+
+def plot_transfer_timeline(b, gpu, out):
+    tr = b["runs"]["transfers"]
+    shown = tr["overlap_streams"]
+    bars = [e for e in tr["timeline"] if e["streams"] == shown]
+    colors = {"h2d": "tab:blue", "kernel": "tab:green", "d2h": "tab:orange"}
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.6 * shown))
+    for op, color in colors.items():
+        mine = [e for e in bars if e["op"] == op]
+        for e in mine:
+            ax.broken_barh([(e["start_ms"], e["end_ms"] - e["start_ms"])], (e["stream"] - 0.35, 0.7),
+                           facecolors=color, edgecolor="white", linewidth=0.5)
+        ax.plot([], [], color=color, linewidth=6, label=op)
+    ax.set_yticks(range(shown))
+    ax.set_yticklabels([f"stream {s}" for s in range(shown)])
+    ax.invert_yaxis()
+    ax.set_xlabel("ms from the start (a bar begins when its stream reached it)")
+    ax.set_title(f"c = a + b in {max(e['chunk'] for e in bars) + 1} chunks over {shown} streams on {gpu}: "
+                 f"{tr['overlap_over_bound']:.2f} x max(H2D, kernel, D2H)")
+    ax.legend(fontsize=8, loc="upper right", ncol=3)
+    ax.grid(True, axis="x", alpha=0.3)
+    save(fig, out, "transfers_timeline.png")
+
+
 def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
@@ -181,7 +226,8 @@ def main():
         script_cli.fail("plot", 2, f"cannot read {args.bench_json}: {e}")
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
-    for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline):
+    for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline,
+               plot_transfer_copies, plot_transfer_timeline):
         fn(b, gpu, args.out)
         print(f"plot: {fn.__name__} done")
     return 0

@@ -1,8 +1,12 @@
 // CPU-side arithmetic of device facts and timing: no GPU needed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "common/bandwidth.hpp"
+#include "common/cuda_check.hpp"
 #include "common/device_facts.hpp"
 #include "common/timer.hpp"
 
@@ -74,6 +78,66 @@ TEST(Throughput, GbpsAndPercent) {
   EXPECT_EQ(cudalab::gbps(1e9, 0.0), 0.0);
   EXPECT_DOUBLE_EQ(cudalab::percent(4167.0, 4814.3), 100.0 * 4167.0 / 4814.3);
   EXPECT_EQ(cudalab::percent(1.0, 0.0), 0.0);
+}
+
+TEST(PcieLink, GenerationFromTheSysfsSpeed) {
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("32.0 GT/s PCIe"), 5);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("16.0 GT/s PCIe"), 4);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("8.0 GT/s PCIe"), 3);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("5.0 GT/s"), 2);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("2.5 GT/s PCIe"), 1);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("64.0 GT/s PCIe"), 6);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("Unknown"), 0);
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("12.0 GT/s"), 0);  // no such generation
+  EXPECT_EQ(cudalab::pcie_generation_from_speed("32.0"), 0);       // no unit
+  EXPECT_EQ(cudalab::pcie_generation_from_speed(""), 0);
+}
+
+TEST(PcieLink, SysfsBusIdFromTheRuntimesId) {
+  EXPECT_EQ(cudalab::sysfs_bus_id("0000:1B:00.0"), "0000:1b:00.0");
+  EXPECT_EQ(cudalab::sysfs_bus_id("00000000:00:06.0"), "0000:00:06.0");
+  EXPECT_EQ(cudalab::sysfs_bus_id("0001:c3:00.0"), "0001:c3:00.0");
+}
+
+TEST(PcieLink, ReadFromASysfsTree) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("cudalab_sysfs_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::create_directories(root / "0000:00:06.0");
+  const auto write = [&](const char* file, const char* text) { std::ofstream(root / "0000:00:06.0" / file) << text; };
+  write("current_link_speed", "16.0 GT/s PCIe\n");
+  write("current_link_width", "8\n");
+  write("max_link_speed", "32.0 GT/s PCIe\n");
+  write("max_link_width", "16\n");
+  const cudalab::PcieLink link = cudalab::read_pcie_link("0000:00:06.0", root.string());
+  EXPECT_TRUE(link.known()) << link.why_unknown;
+  EXPECT_EQ(link.generation, 4);
+  EXPECT_EQ(link.width, 8);
+  EXPECT_EQ(link.max_generation, 5);
+  EXPECT_EQ(link.max_width, 16);
+  EXPECT_NEAR(link.gbps_per_direction(), 15.75, 0.01);  // 16 GT/s x 8 x 128/130 / 8
+
+  const cudalab::PcieLink missing = cudalab::read_pcie_link("0000:99:00.0", root.string());
+  EXPECT_FALSE(missing.known());
+  EXPECT_EQ(missing.gbps_per_direction(), 0.0);
+  EXPECT_NE(missing.why_unknown.find("cannot read"), std::string::npos);
+
+  write("current_link_speed", "Unknown\n");  // what some virtual machines report
+  const cudalab::PcieLink odd = cudalab::read_pcie_link("0000:00:06.0", root.string());
+  EXPECT_FALSE(odd.known());
+  EXPECT_NE(odd.why_unknown.find("Unknown"), std::string::npos);
+  fs::remove_all(root);
+}
+
+TEST(HostMemory, MemAvailableFromMeminfo) {
+  const std::string meminfo =
+      "MemTotal:       131072000 kB\nMemFree:        1000 kB\nMemAvailable:   125829120 kB\nBuffers: 0 kB\n";
+  EXPECT_DOUBLE_EQ(cudalab::meminfo_available_bytes(meminfo), 125829120.0 * 1024);
+  EXPECT_LT(cudalab::meminfo_available_bytes("MemTotal: 5 kB\n"), 0);
+  EXPECT_LT(cudalab::meminfo_available_bytes(""), 0);
+  // This machine's own: positive (or infinity where there is no /proc/meminfo).
+  EXPECT_GT(cudalab::usable_host_memory(), 0);
+  EXPECT_THROW(cudalab::require_host_memory(1e30, "N = 2^100"), cudalab::UsageError);
+  EXPECT_NO_THROW(cudalab::require_host_memory(4096, "N = 1024"));
 }
 
 }  // namespace

@@ -1,0 +1,239 @@
+// hello: kernels and host code of the lab (the printing kernel is in hello.cu).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "hello.hpp"
+
+namespace hello {
+
+namespace {
+
+constexpr int kBlock = 256;  // the notes' BLOCK_SIZE
+
+// Each thread writes what it knows about itself. Lane 0 of each warp takes a ticket from a
+// global counter: the order in which warps got there, which no one fixed in advance.
+__global__ void index_kernel(ThreadIndex* out, unsigned* counter) {
+  const int threads_per_block = static_cast<int>(blockDim.x * blockDim.y);
+  const int block_linear = static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x);
+  const int in_block = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  // The lanes of this warp: all 32, or the first k of a block's partial last warp.
+  const int in_warp = min(32, threads_per_block - in_block / 32 * 32);
+  const unsigned members = in_warp == 32 ? 0xffffffffu : (1u << in_warp) - 1u;
+  unsigned ticket = 0;
+  if (in_block % 32 == 0) ticket = atomicAdd(counter, 1u);
+  ticket = __shfl_sync(members, ticket, 0);  // lane 0 of this warp holds it
+  ThreadIndex t;
+  t.block_x = static_cast<int>(blockIdx.x);
+  t.block_y = static_cast<int>(blockIdx.y);
+  t.thread_x = static_cast<int>(threadIdx.x);
+  t.thread_y = static_cast<int>(threadIdx.y);
+  t.linear = block_linear * threads_per_block + in_block;
+  t.warp = in_block / 32;
+  t.lane = in_block % 32;
+  t.smid = static_cast<int>(smid);
+  t.ticket = static_cast<int>(ticket);
+  out[t.linear] = t;
+}
+
+// The notes' kernel: one element per thread, with the bounds check.
+__global__ void vec_add_int(const int* a, const int* b, int* c, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+// The same without the bounds check: the threads of the last block past n read and write out of
+// bounds (Break::kOutOfBounds).
+__global__ void vec_add_unchecked(const int* a, const int* b, int* c) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  c[i] = a[i] + b[i];
+}
+
+// Keeps the GPU busy for `cycles` SM clock cycles (Break::kMissingSync).
+__global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+__global__ void empty_kernel() {}
+
+long long count_wrong(const int* c, const std::vector<int>& a, const std::vector<int>& b) {
+  long long wrong = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) wrong += c[i] != a[i] + b[i];
+  return wrong;
+}
+
+}  // namespace
+
+std::vector<ThreadIndex> record_indices(dim3 grid, dim3 block) {
+  const std::size_t n = static_cast<std::size_t>(grid.x) * grid.y * block.x * block.y;
+  cudalab::DeviceBuffer<ThreadIndex> out(n);
+  cudalab::DeviceBuffer<unsigned> counter(1);
+  counter.fill_bytes(0);
+  index_kernel<<<grid, block>>>(out.data(), counter.data());
+  CUDA_CHECK(cudaGetLastError());
+  return out.download();
+}
+
+cudaError_t vec_add_raw(const int* a, const int* b, int* c, int n) {
+  // STUDENT-BEGIN(hello.vec_add_raw): the host side of vecAdd, with the raw runtime API
+  // TASK: Do what the notes' main() does, checking every call: allocate d_a, d_b and d_c
+  // (n ints each) with cudaMalloc, copy a and b to the device with cudaMemcpy, launch
+  // vec_add_int with (n + kBlock - 1) / kBlock blocks of kBlock threads, read the launch error
+  // with cudaGetLastError, wait with cudaDeviceSynchronize, copy d_c back into c, and free all
+  // three buffers on every path. Return the first error, or cudaSuccess (n <= 0: nothing to do).
+  // HINT: about 20 lines. `if (err == cudaSuccess) err = <next call>;` keeps the first error;
+  // cudaFree(nullptr) does nothing, so freeing all three at the end is always right.
+  // STUB: (void)a; (void)b; (void)c; (void)n;
+  // STUB: return cudaSuccess;
+  if (n <= 0) return cudaSuccess;
+  const std::size_t size = static_cast<std::size_t>(n) * sizeof(int);
+  int *d_a = nullptr, *d_b = nullptr, *d_c = nullptr;
+  cudaError_t err = cudaMalloc(&d_a, size);  // device memory for A, B and C
+  if (err == cudaSuccess) err = cudaMalloc(&d_b, size);
+  if (err == cudaSuccess) err = cudaMalloc(&d_c, size);
+  if (err == cudaSuccess) err = cudaMemcpy(d_a, a, size, cudaMemcpyHostToDevice);  // inputs to the GPU
+  if (err == cudaSuccess) err = cudaMemcpy(d_b, b, size, cudaMemcpyHostToDevice);
+  if (err == cudaSuccess) {
+    const int blocks = (n + kBlock - 1) / kBlock;  // enough blocks to cover all n elements
+    vec_add_int<<<blocks, kBlock>>>(d_a, d_b, d_c, n);
+    err = cudaGetLastError();  // a launch that cannot start is reported here, and only here
+  }
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();  // errors while the kernel ran surface here
+  if (err == cudaSuccess) err = cudaMemcpy(c, d_c, size, cudaMemcpyDeviceToHost);  // the result back
+  cudaFree(d_a);
+  cudaFree(d_b);
+  cudaFree(d_c);
+  return err;
+  // STUDENT-END(hello.vec_add_raw)
+}
+
+BreakOutcome run_break(Break kind, const std::vector<int>& a, const std::vector<int>& b) {
+  if (a.size() != b.size() || a.empty()) throw std::invalid_argument("run_break: a and b must have the same, non-zero size");
+  const int n = static_cast<int>(a.size());
+  const std::size_t size = a.size() * sizeof(int);
+  cudalab::DeviceBuffer<int> d_a(a), d_b(b), d_c(a.size());
+  d_c.fill_bytes(0xFF);
+  BreakOutcome out;
+  std::vector<int> c(a.size(), -1);
+  switch (kind) {
+    case Break::kTooManyThreads:  // 2048 threads per block: more than any GPU allows (1024)
+      vec_add_int<<<(n + 2047) / 2048, 2048>>>(d_a.data(), d_b.data(), d_c.data(), n);
+      out.launch_error = cudaGetLastError();
+      out.sync_error = cudaDeviceSynchronize();
+      CUDA_CHECK(cudaMemcpy(c.data(), d_c.data(), size, cudaMemcpyDeviceToHost));
+      break;
+    case Break::kOutOfBounds:  // no `if (i < n)`: the last block writes past the end of d_c
+      vec_add_unchecked<<<(n + kBlock - 1) / kBlock, kBlock>>>(d_a.data(), d_b.data(), d_c.data());
+      out.launch_error = cudaGetLastError();
+      out.sync_error = cudaDeviceSynchronize();
+      CUDA_CHECK(cudaMemcpy(c.data(), d_c.data(), size, cudaMemcpyDeviceToHost));
+      break;
+    case Break::kSwappedCopy:  // the result "copied back" host -> device: c keeps what it held
+      vec_add_int<<<(n + kBlock - 1) / kBlock, kBlock>>>(d_a.data(), d_b.data(), d_c.data(), n);
+      out.launch_error = cudaGetLastError();
+      out.sync_error = cudaDeviceSynchronize();
+      CUDA_CHECK(cudaMemcpy(d_c.data(), c.data(), size, cudaMemcpyHostToDevice));
+      break;
+    case Break::kMissingSync: {  // an async copy into pinned memory, read before waiting for it
+      int clock_khz = 0;
+      CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+      int* pinned = nullptr;
+      CUDA_CHECK(cudaMallocHost(&pinned, size));
+      std::fill(pinned, pinned + n, -1);
+      spin<<<1, 1>>>(static_cast<long long>(clock_khz) * 5);  // about 5 ms of work ahead of it
+      vec_add_int<<<(n + kBlock - 1) / kBlock, kBlock>>>(d_a.data(), d_b.data(), d_c.data(), n);
+      out.launch_error = cudaGetLastError();
+      const cudaError_t copy = cudaMemcpyAsync(pinned, d_c.data(), size, cudaMemcpyDeviceToHost);
+      out.wrong = count_wrong(pinned, a, b);  // the host reads now: the copy has not run yet
+      out.sync_error = cudaDeviceSynchronize();
+      out.wrong_after_sync = count_wrong(pinned, a, b);
+      cudaFreeHost(pinned);
+      CUDA_CHECK(copy);
+      return out;
+    }
+  }
+  out.wrong = count_wrong(c.data(), a, b);
+  return out;
+}
+
+LaunchCost measure_launch_cost(int count) {
+  using clock = std::chrono::steady_clock;
+  const auto us = [](clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); };
+  LaunchCost cost;
+  for (int i = 0; i < 10; ++i) empty_kernel<<<1, 1>>>();  // warm up (module load, first launch)
+  CUDA_CHECK(cudaDeviceSynchronize());
+  auto t0 = clock::now();
+  for (int i = 0; i < count; ++i) empty_kernel<<<1, 1>>>();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  cost.queued_us = us(clock::now() - t0) / count;
+  t0 = clock::now();
+  for (int i = 0; i < count; ++i) {
+    empty_kernel<<<1, 1>>>();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  cost.synced_us = us(clock::now() - t0) / count;
+  clock::duration calls{};
+  for (int i = 0; i < count; ++i) {
+    const auto start = clock::now();
+    empty_kernel<<<1, 1>>>();
+    calls += clock::now() - start;
+    if (i % 64 == 63) CUDA_CHECK(cudaDeviceSynchronize());  // keep the launch queue short
+  }
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  cost.host_call_us = us(calls) / count;
+  return cost;
+}
+
+const std::vector<Break>& all_breaks() {
+  static const std::vector<Break> all{Break::kTooManyThreads, Break::kOutOfBounds, Break::kSwappedCopy,
+                                      Break::kMissingSync};
+  return all;
+}
+
+std::string break_name(Break b) {
+  switch (b) {
+    case Break::kTooManyThreads: return "too_many_threads";
+    case Break::kOutOfBounds: return "oob";
+    case Break::kSwappedCopy: return "swapped_copy";
+    case Break::kMissingSync: return "missing_sync";
+  }
+  return "?";
+}
+
+std::string break_summary(Break b) {
+  switch (b) {
+    case Break::kTooManyThreads: return "2048-thread blocks: the launch fails, and only cudaGetLastError says so";
+    case Break::kOutOfBounds: return "no bounds check: reads and writes past the arrays, silently (compute-sanitizer memcheck finds it)";
+    case Break::kSwappedCopy: return "the result copied host -> device instead of back: only the CPU check notices";
+    case Break::kMissingSync: return "an async copy into pinned memory read before waiting: stale data";
+  }
+  return "?";
+}
+
+bool parse_break(const std::string& name, Break* out) {
+  for (Break b : all_breaks()) {
+    if (break_name(b) == name) {
+      *out = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> break_names() {
+  std::vector<std::string> names;
+  for (Break b : all_breaks()) names.push_back(break_name(b));
+  return names;
+}
+
+}  // namespace hello
