@@ -30,19 +30,20 @@ __global__ void link_kernel(unsigned char* base, const std::uint32_t* next, std:
 template <bool L2Only>
 __global__ void chase_kernel(const void* const* start, long long warmup, long long hops, DeviceResult* out) {
   // STUDENT-BEGIN(latency.chase): a dependent chain of loads, timed with clock64()
-  // TASK: Starting at `start`, follow the chain: each item holds the address of the next
-  // (p = *p, as a `const void* const*`). Take `warmup` steps untimed, read clock64(), take
-  // `hops` steps, read clock64() again, and store the difference in out->cycles and the final
-  // address in out->end. With L2Only, load through __ldcg (as an unsigned long long) so the
-  // loads skip L1.
+  // TASK: Starting at `start`, follow the chain: each item holds the address of the next.
+  // Load it as an unsigned long long with __ldca (a global load cached in L1 and L2; a plain
+  // *p through a generic pointer compiles to a generic load) or, with L2Only, with __ldcg
+  // (L2 only). Take `warmup` steps untimed, read clock64(), take `hops` steps, read clock64()
+  // again, and store the difference in out->cycles and the final address in out->end.
   // HINT: about 12 lines. Nothing else may run between the two clock reads.
   // STUB: (void)start; (void)warmup; (void)hops; (void)out;
   const void* const* p = start;
   const auto step = [](const void* const* q) {
+    const auto* bits = reinterpret_cast<const unsigned long long*>(q);
     if constexpr (L2Only) {
-      return reinterpret_cast<const void* const*>(__ldcg(reinterpret_cast<const unsigned long long*>(q)));
+      return reinterpret_cast<const void* const*>(__ldcg(bits));
     } else {
-      return static_cast<const void* const*>(*q);
+      return reinterpret_cast<const void* const*>(__ldca(bits));
     }
   };
   for (long long k = 0; k < warmup; ++k) p = step(p);

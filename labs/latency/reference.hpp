@@ -60,13 +60,23 @@ inline float fma_chain(float x, float a, float b, long long k) {
   return x;
 }
 
-// The index of the last entry of a series that stays within (1 + tolerance) of its first entry,
+// The median of the first `count` entries of a series (all of them when it is shorter): the
+// baseline of a step that one early point must not set on its own.
+inline double median_of_first(std::vector<double> series, std::size_t count) {
+  series.resize(std::min(count, series.size()));
+  if (series.empty()) return 0.0;
+  std::sort(series.begin(), series.end());
+  const std::size_t n = series.size();
+  return n % 2 ? series[n / 2] : (series[n / 2 - 1] + series[n / 2]) / 2;
+}
+
+// The index of the last entry of a series that stays within (1 + tolerance) of `baseline`,
 // counting from the start and stopping at the first one that does not (0 for an empty series).
 // The TLB step: how many pages the TLBs cover before a hop costs more than an L2 hit.
-inline std::size_t flat_until(const std::vector<double>& series, double tolerance) {
+inline std::size_t flat_until(const std::vector<double>& series, double baseline, double tolerance) {
   std::size_t last = 0;
-  for (std::size_t i = 1; i < series.size(); ++i) {
-    if (series[i] > series[0] * (1.0 + tolerance)) break;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    if (series[i] > baseline * (1.0 + tolerance)) break;
     last = i;
   }
   return last;

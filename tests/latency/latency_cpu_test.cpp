@@ -57,12 +57,19 @@ TEST(FmaChain, FusedAndDeterministic) {
   EXPECT_NE(latency::fma_chain(0.5f, 0.999f, 0.001f, 1000), latency::fma_chain(0.5f, 0.999f, 0.001f, 1001));
 }
 
-TEST(FlatUntil, TheLastPointWithinTheToleranceOfTheFirst) {
-  EXPECT_EQ(latency::flat_until({300, 305, 310, 500, 300}, 0.10), 2u);  // stops at the first jump
-  EXPECT_EQ(latency::flat_until({300, 301, 302}, 0.10), 2u);
-  EXPECT_EQ(latency::flat_until({300, 400}, 0.10), 0u);
-  EXPECT_EQ(latency::flat_until({300}, 0.10), 0u);
-  EXPECT_EQ(latency::flat_until({}, 0.10), 0u);
+TEST(FlatUntil, TheLastPointWithinTheToleranceOfTheBaseline) {
+  EXPECT_EQ(latency::flat_until({300, 305, 310, 500, 300}, 300, 0.10), 2u);  // stops at the first jump
+  EXPECT_EQ(latency::flat_until({300, 301, 302}, 300, 0.10), 2u);
+  EXPECT_EQ(latency::flat_until({300, 400}, 300, 0.10), 0u);
+  EXPECT_EQ(latency::flat_until({300}, 300, 0.10), 0u);
+  EXPECT_EQ(latency::flat_until({}, 300, 0.10), 0u);
+  EXPECT_EQ(latency::flat_until({283, 272, 286, 290, 320}, 281, 0.05), 3u);
+}
+
+TEST(MedianOfFirst, IgnoresOneOddEarlyPoint) {
+  EXPECT_DOUBLE_EQ(latency::median_of_first({262, 283, 272, 286, 279}, 4), 277.5);
+  EXPECT_DOUBLE_EQ(latency::median_of_first({283, 272, 286}, 4), 283);
+  EXPECT_DOUBLE_EQ(latency::median_of_first({}, 4), 0.0);
 }
 
 }  // namespace
