@@ -9,6 +9,7 @@
   roofline.png              the labs' kernels on the GPU's FP32 roofline
   transfers_copies.png      cudaMemcpy GB/s over copy size, pageable vs pinned, with the link's rate
   transfers_timeline.png    the overlap's timeline: each stream's copies in, kernels and copies out
+  latency.png               a dependent load's latency over the working set, with shared, constant, the ALU
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
 """
@@ -214,6 +215,26 @@ def plot_transfer_timeline(b, gpu, out):
     save(fig, out, "transfers_timeline.png")
 
 
+def plot_latency(b, gpu, out):
+    sw = b["runs"]["latency_sweep"]
+    rows = sw["global"]
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    ax.plot([r["bytes"] for r in rows], [r["cycles"] for r in rows], marker="o", markersize=3,
+            label="global memory, one thread, random cycle")
+    for key, label, style in (("shared_cycles", "shared memory", "--"), ("constant_cycles", "constant memory", ":"),
+                              ("fma_cycles", "a dependent FMA", "-.")):
+        ax.axhline(sw[key], linestyle=style, color="gray", linewidth=1.2, label=f"{label}: {sw[key]:.0f} cycles")
+    ax.axvline(sw["l2_mb"] * 1e6, color="black", linewidth=0.8, linestyle=":", label=f"L2: {sw['l2_mb']:.0f} MB")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("working set (bytes)")
+    ax.set_ylabel("cycles per dependent access")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(f"Latency on {gpu} at {sw['sm_clock_ghz']:.2f} GHz: L1, L2, DRAM, then the TLBs")
+    save(fig, out, "latency.png")
+
+
 def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
@@ -227,7 +248,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline,
-               plot_transfer_copies, plot_transfer_timeline):
+               plot_transfer_copies, plot_transfer_timeline, plot_latency):
         fn(b, gpu, args.out)
         print(f"plot: {fn.__name__} done")
     return 0
