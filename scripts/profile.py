@@ -13,7 +13,8 @@ lab launches the same kernel at 12.5% to 100% occupancy, and one mean row hides 
 
 Metrics: divergence: branch uniformity and threads per instruction; vec_add / rgba_split: DRAM
 throughput and sectors per request; occupancy: achieved vs theoretical occupancy; reduction:
-DRAM throughput and shared-memory bank conflicts; mem_spaces: local-memory and atomic traffic.
+DRAM throughput and shared-memory bank conflicts; transpose: bank conflicts and store sectors
+per request; mem_spaces: local-memory and atomic traffic.
 ncu runs with --clock-control none (the GPU's own clocks, as the labs measure). Without a GPU
 or without ncu it prints "skipped: ..." and exits 0.
 """
