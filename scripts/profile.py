@@ -126,7 +126,7 @@ def summarize(ncu_csv, metrics, per_launch=False):
             v = value(r, m)
             if v is not None:
                 entry[m] += v * t if m in WEIGHTED else v
-    ratios = {name: r for name, r in RATIOS.items() if r[0] in metrics}
+    ratios = {name: r for name, r in RATIOS.items() if r[0] in metrics and r[1] in metrics}
     # the raw counters of a ratio are not shown, except bank conflicts (the lab's own number)
     shown = [m for m in metrics
              if m in (SMEM_LD_CONFLICTS, SMEM_ST_CONFLICTS) or not any(m in r[:2] for r in ratios.values())]
