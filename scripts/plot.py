@@ -10,6 +10,7 @@
   transfers_copies.png      cudaMemcpy GB/s over copy size, pageable vs pinned, with the link's rate
   transfers_timeline.png    the overlap's timeline: each stream's copies in, kernels and copies out
   latency.png               a dependent load's latency over the working set, with shared, constant, the ALU
+  transpose.png             the transpose ladder at 8192 x 8192 against the copy ceiling; one warp's bank conflicts
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
 """
@@ -235,6 +236,29 @@ def plot_latency(b, gpu, out):
     save(fig, out, "latency.png")
 
 
+def plot_transpose(b, gpu, out):
+    tr = b["runs"]["transpose_8192"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
+    rows = tr["variants"]
+    left.bar([r["variant"] for r in rows], [r["gbps"] for r in rows], color="tab:blue")
+    left.axhline(tr["copy_gbps"], color="gray", linestyle=":", linewidth=1.5,
+                 label=f"measured copy ceiling {tr['copy_gbps']:.0f} GB/s")
+    for i, r in enumerate(rows):
+        left.text(i, r["gbps"], f"{r['gbps']:.0f}", ha="center", va="bottom", fontsize=8)
+    left.set_ylabel("GB/s (8 bytes per element)")
+    left.set_title("transpose, 8192 x 8192 floats")
+    left.legend(fontsize=8, loc="upper left")
+    banks = tr["banks"]
+    right.bar([r["case"] for r in banks], [r["cycles"] for r in banks], color="tab:orange")
+    for i, r in enumerate(banks):
+        right.text(i, r["cycles"], f"{r['degree']}-way", ha="center", va="bottom", fontsize=8)
+    right.set_ylabel("cycles per dependent access (one warp)")
+    right.set_title("shared-memory banks: predicted conflict degree on each bar")
+    right.tick_params(axis="x", labelrotation=35, labelsize=8)
+    fig.suptitle(f"Shared-memory tiles and banks on {gpu}")
+    save(fig, out, "transpose.png")
+
+
 def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
@@ -248,7 +272,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline,
-               plot_transfer_copies, plot_transfer_timeline, plot_latency):
+               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose):
         fn(b, gpu, args.out)
         print(f"plot: {fn.__name__} done")
     return 0

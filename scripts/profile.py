@@ -13,7 +13,8 @@ lab launches the same kernel at 12.5% to 100% occupancy, and one mean row hides 
 
 Metrics: divergence: branch uniformity and threads per instruction; vec_add / rgba_split: DRAM
 throughput and sectors per request; occupancy: achieved vs theoretical occupancy; reduction:
-DRAM throughput and shared-memory bank conflicts; mem_spaces: local-memory and atomic traffic.
+DRAM throughput and shared-memory bank conflicts; transpose: bank conflicts and store sectors
+per request; mem_spaces: local-memory and atomic traffic.
 ncu runs with --clock-control none (the GPU's own clocks, as the labs measure). Without a GPU
 or without ncu it prints "skipped: ..." and exits 0.
 """
@@ -125,7 +126,7 @@ def summarize(ncu_csv, metrics, per_launch=False):
             v = value(r, m)
             if v is not None:
                 entry[m] += v * t if m in WEIGHTED else v
-    ratios = {name: r for name, r in RATIOS.items() if r[0] in metrics}
+    ratios = {name: r for name, r in RATIOS.items() if r[0] in metrics and r[1] in metrics}
     # the raw counters of a ratio are not shown, except bank conflicts (the lab's own number)
     shown = [m for m in metrics
              if m in (SMEM_LD_CONFLICTS, SMEM_ST_CONFLICTS) or not any(m in r[:2] for r in ratios.values())]

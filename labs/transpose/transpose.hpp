@@ -1,0 +1,44 @@
+#pragma once
+// transpose: out = in^T for a rows x cols float matrix, from the naive kernel (coalesced reads,
+// strided writes) through a shared-memory tile, its padded and swizzled forms, to more elements
+// per thread; and a one-warp microbenchmark of shared memory's banks.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace transpose {
+
+enum class Variant {
+  kNaive,         // one element per thread: reads along rows (coalesced), writes down columns
+  kTiled,         // a 32 x 32 shared tile: both global accesses coalesced, the tile read by column
+  kPadded,        // the tile 32 x 33: column reads spread over all 32 banks
+  kSwizzled,      // the tile 32 x 32, column index XOR row: no conflicts, no padding
+  kPaddedCoarse,  // the padded tile with 32 x 4 threads: 8 elements per thread
+};
+
+const std::vector<Variant>& all_variants();
+std::string variant_name(Variant v);
+std::string variant_summary(Variant v);
+bool parse_variant(const std::string& name, Variant* out);
+std::vector<std::string> variant_names();
+
+// out (cols x rows) = in (rows x cols)^T, row-major, enqueued on the default stream.
+void launch(Variant v, const float* in, float* out, int rows, int cols);
+
+// The bank microbenchmark: one warp, each lane following a chain of shared-memory loads whose
+// addresses depend on the previous load, so each access costs its full latency plus one pass
+// per extra word its bank must serve.
+enum class BankPattern { kStride, kBytes, kBroadcast };
+struct BankCase {
+  BankPattern pattern = BankPattern::kStride;
+  int stride = 1;  // words between lanes (kStride)
+};
+std::string bank_case_name(const BankCase& c);
+// The word (or, for kBytes, byte) offset lane t reads.
+std::size_t bank_case_offset(const BankCase& c, int lane);
+// Cycles per access of lane 0's chain of `accesses` loads; -1 if a lane's chain went astray.
+double bank_cycles(const BankCase& c, int accesses);
+
+}  // namespace transpose
