@@ -19,14 +19,18 @@ double DeviceFacts::theoretical_bandwidth_gbps() const {
   return cudalab::theoretical_bandwidth_gbps(memory_clock_khz, memory_bus_width_bits);
 }
 
+namespace {
+// Transfer rate per lane of PCIe generations 1-6.
+constexpr double kPcieGigatransfers[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+}  // namespace
+
 double pcie_bandwidth_gbps_per_direction(int generation, int lanes) {
-  static const double kGigatransfers[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
   static const double kCoding[] = {8.0 / 10, 8.0 / 10, 128.0 / 130, 128.0 / 130, 128.0 / 130, 242.0 / 256};
   if (generation < 1 || generation > 6 || lanes < 1) {
     throw std::invalid_argument("pcie_bandwidth_gbps_per_direction: generation 1-6 and at least one lane");
   }
   const auto g = static_cast<std::size_t>(generation - 1);
-  return kGigatransfers[g] * kCoding[g] * lanes / 8.0;
+  return kPcieGigatransfers[g] * kCoding[g] * lanes / 8.0;
 }
 
 int pcie_generation_from_speed(const std::string& text) {
@@ -34,9 +38,8 @@ int pcie_generation_from_speed(const std::string& text) {
   char* end = nullptr;
   const double gts = std::strtod(begin, &end);
   if (end == begin || text.find("GT/s", static_cast<std::size_t>(end - begin)) == std::string::npos) return 0;
-  static const double kGigatransfers[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
   for (int g = 0; g < 6; ++g) {
-    if (gts > kGigatransfers[g] * 0.99 && gts < kGigatransfers[g] * 1.01) return g + 1;
+    if (gts > kPcieGigatransfers[g] * 0.99 && gts < kPcieGigatransfers[g] * 1.01) return g + 1;
   }
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "common/ladder.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "common/cuda_check.hpp"
@@ -102,10 +104,11 @@ int report_sweep(Report& report, const std::string& heading, const Table& table,
 
 std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
                                      const std::function<double(std::size_t)>& bytes_needed, double budget_bytes) {
+  if (first == 0) throw std::invalid_argument("sweep_sizes: the first size must be at least 1");
   std::vector<std::size_t> sizes;
   for (std::size_t n = first; n <= last && bytes_needed(n) <= budget_bytes; n *= factor) {
     sizes.push_back(n);
-    if (factor < 2) break;
+    if (factor < 2 || n > last / factor) break;  // one size, or the next would pass last (or overflow)
   }
   return sizes;
 }

@@ -80,7 +80,8 @@ int report_sweep(Report& report, const std::string& heading, const Table& table,
 
 // The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
 // bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory
-// cap of every lab). Never empty when `first` fits.
+// cap of every lab). Never empty when `first` fits; stops before a size that would overflow.
+// Throws std::invalid_argument for first == 0.
 std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
                                      const std::function<double(std::size_t)>& bytes_needed,
                                      double budget_bytes = usable_device_memory());

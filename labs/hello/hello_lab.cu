@@ -8,6 +8,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "common/variants.hpp"
 #include "hello.hpp"
 
 namespace hello {
@@ -194,46 +195,23 @@ LaunchCost measure_launch_cost(int count) {
   return cost;
 }
 
-const std::vector<Break>& all_breaks() {
-  static const std::vector<Break> all{Break::kTooManyThreads, Break::kOutOfBounds, Break::kSwappedCopy,
-                                      Break::kMissingSync};
-  return all;
+// The mistakes, described once, in the suite's variant table (common/variants.hpp).
+namespace {
+const cudalab::VariantTable<Break>& break_table() {
+  static const cudalab::VariantTable<Break> table{
+      {Break::kTooManyThreads, "too_many_threads", "2048-thread blocks: the launch fails, and only cudaGetLastError says so"},
+      {Break::kOutOfBounds, "oob",
+       "no bounds check: reads and writes past the arrays, silently (compute-sanitizer memcheck finds it)"},
+      {Break::kSwappedCopy, "swapped_copy", "the result copied host -> device instead of back: only the CPU check notices"},
+      {Break::kMissingSync, "missing_sync", "an async copy into pinned memory read before waiting: stale data"}};
+  return table;
 }
+}  // namespace
 
-std::string break_name(Break b) {
-  switch (b) {
-    case Break::kTooManyThreads: return "too_many_threads";
-    case Break::kOutOfBounds: return "oob";
-    case Break::kSwappedCopy: return "swapped_copy";
-    case Break::kMissingSync: return "missing_sync";
-  }
-  return "?";
-}
-
-std::string break_summary(Break b) {
-  switch (b) {
-    case Break::kTooManyThreads: return "2048-thread blocks: the launch fails, and only cudaGetLastError says so";
-    case Break::kOutOfBounds: return "no bounds check: reads and writes past the arrays, silently (compute-sanitizer memcheck finds it)";
-    case Break::kSwappedCopy: return "the result copied host -> device instead of back: only the CPU check notices";
-    case Break::kMissingSync: return "an async copy into pinned memory read before waiting: stale data";
-  }
-  return "?";
-}
-
-bool parse_break(const std::string& name, Break* out) {
-  for (Break b : all_breaks()) {
-    if (break_name(b) == name) {
-      *out = b;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::vector<std::string> break_names() {
-  std::vector<std::string> names;
-  for (Break b : all_breaks()) names.push_back(break_name(b));
-  return names;
-}
+const std::vector<Break>& all_breaks() { return break_table().ids(); }
+std::string break_name(Break b) { return break_table().name(b); }
+std::string break_summary(Break b) { return break_table().what(b); }
+bool parse_break(const std::string& name, Break* out) { return break_table().find(name, out); }
+std::vector<std::string> break_names() { return break_table().names(); }
 
 }  // namespace hello

@@ -17,6 +17,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_facts.hpp"
 #include "common/lab_main.hpp"
+#include "common/ladder.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
 #include "reference.hpp"
@@ -63,17 +64,13 @@ void report_link(cudalab::Report& report, const cudalab::DeviceFacts& facts, con
 
 // ---- copy bandwidth --------------------------------------------------------------------------
 
-int copy_section(cudalab::Report& report, const Options& o, const cudalab::PcieLink& link,
-                 const std::vector<std::size_t>& wanted) {
-  // Sizes that fit: a pageable and a pinned host buffer, one device buffer.
-  std::vector<std::size_t> sizes;
-  for (std::size_t s : wanted) {
-    if (2.0 * static_cast<double>(s) > cudalab::usable_host_memory() ||
-        static_cast<double>(s) > cudalab::usable_device_memory() / 2) {
-      break;
-    }
-    sizes.push_back(s);
-  }
+int copy_section(cudalab::Report& report, const Options& o, const cudalab::PcieLink& link, std::size_t last,
+                 std::size_t factor) {
+  // Sizes that fit: a pageable and a pinned host buffer, one device buffer (and room for the copy
+  // ceiling's two).
+  const std::vector<std::size_t> sizes =
+      cudalab::sweep_sizes(4096, last, factor, [](std::size_t s) { return 2.0 * static_cast<double>(s); },
+                           std::min(cudalab::usable_host_memory(), cudalab::usable_device_memory()));
   if (sizes.empty()) throw cudalab::UsageError("not enough memory for even the smallest copy");
   const std::size_t largest = sizes.back();
   std::vector<unsigned char> pageable(largest);
@@ -229,8 +226,9 @@ int unified_section(cudalab::Report& report, const Options& o, std::size_t n) {
 // ---- when the GPU pays -----------------------------------------------------------------------
 
 int crossover_section(cudalab::Report& report, const Options& o, transfers::PipelineBuffers& buffers) {
-  const std::vector<std::size_t> sizes =
-      transfers::geometric_sizes(1024, std::min<std::size_t>(buffers.size(), kCrossoverMax), 4);
+  // The buffers are already there: nothing more to fit.
+  const std::vector<std::size_t> sizes = cudalab::sweep_sizes(
+      1024, std::min<std::size_t>(buffers.size(), kCrossoverMax), 4, [](std::size_t) { return 0.0; });
   const std::size_t largest = sizes.back();
   std::vector<float> a(largest), b(largest), c(largest), cpu(largest);
   transfers::fill_inputs(a.data(), b.data(), largest);
@@ -330,10 +328,10 @@ int run(int argc, char** argv) {
   int code = cudalab::kExitSuccess;
   const auto keep = [&](int c) { code = code == cudalab::kExitSuccess ? c : code; };
   if (o.sweep) {
-    return copy_section(report, o, link, transfers::geometric_sizes(4096, cli.given("--max-copy") ? static_cast<std::size_t>(o.max_copy) : std::size_t{1} << 30, 2));
+    return copy_section(report, o, link, cli.given("--max-copy") ? static_cast<std::size_t>(o.max_copy) : std::size_t{1} << 30, 2);
   }
   if (wants(o, "copy")) {
-    keep(copy_section(report, o, link, transfers::geometric_sizes(4096, static_cast<std::size_t>(o.max_copy), 16)));
+    keep(copy_section(report, o, link, static_cast<std::size_t>(o.max_copy), 16));
   }
   std::optional<transfers::PipelineBuffers> buffers;
   if (pipeline) buffers.emplace(n);

@@ -69,17 +69,6 @@ inline void cpu_add(const float* a, const float* b, float* c, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
 }
 
-// first, first * factor, ... up to and including last (factor >= 2).
-inline std::vector<std::size_t> geometric_sizes(std::size_t first, std::size_t last, std::size_t factor) {
-  if (first == 0 || factor < 2) throw std::invalid_argument("geometric_sizes: first >= 1 and factor >= 2");
-  std::vector<std::size_t> out;
-  for (std::size_t s = first; s <= last; s *= factor) {
-    out.push_back(s);
-    if (s > last / factor) break;
-  }
-  return out;
-}
-
 // Repetitions of a copy of `bytes`: enough to move about 512 MiB (small copies are noisy, large
 // ones slow), at least 3 and at most cap.
 inline int copy_repeats(std::size_t bytes, int cap) {

@@ -2,6 +2,9 @@
 // budget, and its table has the same columns in every lab.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <stdexcept>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +26,24 @@ TEST(SweepSizes, StopBeforeTheFirstSizeOverTheBudget) {
   EXPECT_EQ(capped.back(), 65536u);  // exactly at the budget still fits
   EXPECT_EQ(cudalab::sweep_sizes(1024, 1 << 28, 2, bytes, 12.0 * 65535).back(), 32768u);
   EXPECT_TRUE(cudalab::sweep_sizes(1024, 1 << 28, 2, bytes, 100.0).empty());
+}
+
+TEST(SweepSizes, CopyTableAndSweepOfTheTransfersLab) {
+  const auto none = [](std::size_t) { return 0.0; };
+  const auto sweep = cudalab::sweep_sizes(4096, std::size_t{1} << 30, 2, none, 1.0);
+  ASSERT_EQ(sweep.size(), 19u);  // 2^12 .. 2^30
+  EXPECT_EQ(sweep.front(), 4096u);
+  EXPECT_EQ(sweep.back(), std::size_t{1} << 30);
+  EXPECT_EQ(cudalab::sweep_sizes(4096, std::size_t{256} << 20, 16, none, 1.0),
+            (std::vector<std::size_t>{4096, 65536, 1 << 20, 16 << 20, 256 << 20}));
+  EXPECT_EQ(cudalab::sweep_sizes(1024, 1000, 4, none, 1.0).size(), 0u);
+  EXPECT_EQ(cudalab::sweep_sizes(1024, 1024, 4, none, 1.0).size(), 1u);
+}
+
+TEST(SweepSizes, StopsBeforeOverflowingAndRefusesZero) {
+  const auto none = [](std::size_t) { return 0.0; };
+  EXPECT_EQ(cudalab::sweep_sizes(1, std::numeric_limits<std::size_t>::max(), 2, none, 1.0).size(), 64u);
+  EXPECT_THROW(cudalab::sweep_sizes(0, 10, 2, none, 1.0), std::invalid_argument);
 }
 
 TEST(SweepSizes, AFactorBelowTwoGivesOneSize) {

@@ -81,21 +81,6 @@ TEST(Inputs, SumsAreExactAndTheCheckFindsTheFirstWrongElement) {
   EXPECT_NE(transfers::input_a(1), transfers::input_a(2));  // not a constant
 }
 
-TEST(GeometricSizes, CopyTableAndSweep) {
-  const auto sweep = transfers::geometric_sizes(4096, std::size_t{1} << 30, 2);
-  ASSERT_EQ(sweep.size(), 19u);  // 2^12 .. 2^30
-  EXPECT_EQ(sweep.front(), 4096u);
-  EXPECT_EQ(sweep.back(), std::size_t{1} << 30);
-  const auto table = transfers::geometric_sizes(4096, std::size_t{256} << 20, 16);
-  EXPECT_EQ(table, (std::vector<std::size_t>{4096, 65536, 1 << 20, 16 << 20, 256 << 20}));
-  EXPECT_EQ(transfers::geometric_sizes(1024, 1000, 4).size(), 0u);
-  EXPECT_EQ(transfers::geometric_sizes(1024, 1024, 4).size(), 1u);
-  const auto huge = transfers::geometric_sizes(1, std::numeric_limits<std::size_t>::max(), 2);
-  EXPECT_EQ(huge.size(), 64u);  // stops before overflowing
-  EXPECT_THROW(transfers::geometric_sizes(0, 10, 2), std::invalid_argument);
-  EXPECT_THROW(transfers::geometric_sizes(1, 10, 1), std::invalid_argument);
-}
-
 TEST(CopyRepeats, ManyForSmallCopiesFewForLargeOnes) {
   EXPECT_EQ(transfers::copy_repeats(4096, 100), 100);
   EXPECT_EQ(transfers::copy_repeats(std::size_t{64} << 20, 100), 8);
