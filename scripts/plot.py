@@ -11,6 +11,7 @@
   transfers_timeline.png    the overlap's timeline: each stream's copies in, kernels and copies out
   latency.png               a dependent load's latency over the working set, with shared, constant, the ALU
   transpose.png             the transpose ladder at 8192 x 8192 against the copy ceiling; one warp's bank conflicts
+  coalescing.png            useful and moved GB/s over the stride; GB/s over the offset
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
 """
@@ -259,6 +260,30 @@ def plot_transpose(b, gpu, out):
     save(fig, out, "transpose.png")
 
 
+def plot_coalescing(b, gpu, out):
+    co = b["runs"]["coalescing"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
+    st = co["stride"]
+    left.plot([r["stride"] for r in st], [r["useful_gbps"] for r in st], marker="o", label="useful GB/s")
+    left.plot([r["stride"] for r in st], [r["moved_gbps"] for r in st], marker="s", linestyle="--",
+              label="moved GB/s (whole sectors)")
+    left.axhline(co["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {co['copy_gbps']:.0f} GB/s")
+    left.set_xscale("log", base=2)
+    left.set_xlabel("stride (floats)")
+    left.set_ylabel("GB/s")
+    left.set_ylim(bottom=0)
+    left.set_title("out[i] = in[i * stride]")
+    left.legend(fontsize=8)
+    of = co["offset"]
+    right.plot([r["offset"] for r in of], [r["gbps"] for r in of], marker="o")
+    right.set_xlabel("offset (floats)")
+    right.set_ylabel("GB/s")
+    right.set_ylim(bottom=0)
+    right.set_title("out[i] = in[i + offset]")
+    fig.suptitle(f"Coalescing on {gpu}")
+    save(fig, out, "coalescing.png")
+
+
 def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
@@ -272,7 +297,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline,
-               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose):
+               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose,
+               plot_coalescing):
         fn(b, gpu, args.out)
         print(f"plot: {fn.__name__} done")
     return 0
