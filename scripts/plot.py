@@ -27,9 +27,6 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-FP32_LANES_PER_SM = {"sm_70": 64, "sm_75": 64, "sm_80": 64, "sm_86": 128, "sm_89": 128, "sm_90": 128,
-                     "sm_100": 128, "sm_120": 128}
-
 
 def save(fig, out, name):
     fig.tight_layout()
@@ -141,11 +138,11 @@ def plot_occupancy(b, gpu, out):
 
 
 def plot_roofline(b, gpu, out):
+    """The labs on the roofline measured by the roofline lab: its copy ceiling and FMA peak are the
+    roofs, its FP32 dial the curve that bends at the ridge."""
     runs = b["runs"]
-    dev = runs["device_query"]["devices"][0]
-    lanes = FP32_LANES_PER_SM.get(dev["arch"], 128)
-    peak_flops = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3 / 1e9  # GFLOP/s, FMA = 2
-    peak_bw = dev["theoretical_bandwidth_gbps"]
+    rl = runs["roofline"]
+    peak_flops, peak_bw = rl["peak_fp32_gflops"], rl["copy_gbps"]
     points = []
     va = max(runs["vec_add_2p28"]["variants"], key=lambda r: r["gbps"])
     points.append((f"vec_add ({va['variant']})", 1 / 12, va["gbps"] / 12))
@@ -158,11 +155,18 @@ def plot_roofline(b, gpu, out):
     threads = dv["total_warps"] * 32
     flops = 2.0 * dv["iters"] * threads
     points.append(("divergence (uniform)", flops / (4.0 * threads), flops / (uni["median_ms"] * 1e-3) / 1e9))
+    # RMSNorm: 4 FLOP per element (square, add, scale, weight) over the bytes it moved
+    rms_flop = 4.0 * 4096 * 8192
+    rms_bytes = rl["rmsnorm_gbps"] * 1e9 * rl["rmsnorm_us"] * 1e-6
+    points.append(("RMSNorm, BF16 (roofline lab)", rms_flop / rms_bytes, rms_flop / (rl["rmsnorm_us"] * 1e-6) / 1e9))
     fig, ax = plt.subplots(figsize=(9, 6))
     xs = [2 ** (k / 4) for k in range(-20, 60)]
     ax.plot(xs, [min(peak_flops, peak_bw * x) for x in xs], color="black",
-            label=f"roof: {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32")
-    for (name, ai, perf), marker in zip(points, "osD^"):
+            label=f"roof (measured): {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32, ridge {rl['ridge_fp32']:.1f}")
+    dial = rl["dial_fp32"]
+    ax.plot([r["ai"] for r in dial], [r["gflops"] for r in dial], marker=".", color="tab:gray", linestyle="--",
+            label="the FP32 dial (k FMAs per element)")
+    for (name, ai, perf), marker in zip(points, "osD^v"):
         ax.plot(ai, perf, marker=marker, markersize=9, linestyle="none", label=f"{name}: {perf:.0f} GFLOP/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)

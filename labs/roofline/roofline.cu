@@ -1,0 +1,244 @@
+// roofline: the dial, the compute roof, instruction throughput and RMSNorm.
+#include "roofline.hpp"
+
+#include <cuda_bf16.h>
+
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/timer.hpp"
+
+namespace roofline {
+
+// The same expf, compiled with --use_fast_math (fast_math.cu).
+void launch_exp_fast_math(const float* in, float* out, std::size_t n, int reps);
+
+std::vector<int> dial_ks() {
+  std::vector<int> ks;
+  for (int k = 1; k <= 2048; k *= 2) ks.push_back(k);
+  return ks;
+}
+
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+
+template <typename T>
+__global__ void dial_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, int k) {
+  // STUDENT-BEGIN(roofline.dial): k FMAs per element, in independent chains
+  // TASK: For element i (if i < n): start 8 chains at in[i] + c (c = 0..7); use
+  // chains = min(k, 8) of them; each does k / chains steps of v = fma(v, 0.999, 0.001); store the
+  // sum of the used chains, in order. Independent chains let one thread issue FMAs back to back.
+  // HINT: about 15 lines; a fixed-size array of 8 and `#pragma unroll` keep the chains in registers.
+  // STUB: (void)in; (void)out; (void)n; (void)k;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const T x = in[i];
+  const int chains = k < 8 ? k : 8;
+  T acc[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) acc[c] = x + static_cast<T>(c);
+  for (int r = 0; r < k / chains; ++r) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      if (c < chains) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+    }
+  }
+  T s = 0;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    if (c < chains) s += acc[c];
+  }
+  out[i] = s;
+  // STUDENT-END(roofline.dial)
+}
+
+template <typename T>
+__global__ void fma_peak_kernel(T* out, int iters) {
+  T acc[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) acc[c] = static_cast<T>(threadIdx.x + c);
+  for (int r = 0; r < iters; ++r) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+  }
+  T s = 0;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) s += acc[c];
+  out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = s;
+}
+
+template <bool Intrinsic>
+__global__ void exp_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int reps) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0;
+  for (int r = 0; r < reps; ++r) {
+    const float v = in[i] + static_cast<float>(r) * (1.0f / 1024);
+    s += Intrinsic ? __expf(v) : expf(v);
+  }
+  out[i] = s;
+}
+
+template <bool ShiftMask>
+__global__ void div_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::size_t n,
+                           std::uint32_t d, std::uint32_t shift, int reps) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  std::uint32_t acc = 0;
+  for (int r = 0; r < reps; ++r) {
+    const std::uint32_t v = in[i] + static_cast<std::uint32_t>(r);
+    acc += ShiftMask ? (v >> shift) + (v & (d - 1)) : v / d + v % d;
+  }
+  out[i] = acc;
+}
+
+template <bool Fused>
+__global__ void mul_add_kernel(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                               float* __restrict__ out, std::size_t n, int reps) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = b[i];
+  const float x = a[i], y = c[i];
+  for (int r = 0; r < reps; ++r) v = Fused ? fmaf(x, v, y) : __fadd_rn(__fmul_rn(x, v), y);
+  out[i] = v;
+}
+
+// One row per block, cols / 8 threads, each with one 16-byte load of 8 BF16 values.
+__global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ y, int cols,
+                               float eps) {
+  __shared__ float partial[32];
+  const int vecs = cols / 8;
+  const std::size_t at = static_cast<std::size_t>(blockIdx.x) * vecs + threadIdx.x;
+  const uint4 raw = x[at];
+  const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
+  float2 v[4];
+  float sum = 0;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    v[p] = __bfloat1622float2(pairs[p]);
+    sum += v[p].x * v[p].x + v[p].y * v[p].y;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  if (lane == 0) partial[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    const int warps = static_cast<int>((blockDim.x + 31) / 32);
+    sum = lane < warps ? partial[lane] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0) partial[0] = sum;
+  }
+  __syncthreads();
+  const float scale = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
+  const uint4 wraw = w[threadIdx.x];
+  const __nv_bfloat162* wp = reinterpret_cast<const __nv_bfloat162*>(&wraw);
+  uint4 result;
+  __nv_bfloat162* rp = reinterpret_cast<__nv_bfloat162*>(&result);
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const float2 g = __bfloat1622float2(wp[p]);
+    rp[p] = __floats2bfloat162_rn(v[p].x * scale * g.x, v[p].y * scale * g.y);
+  }
+  y[at] = result;
+}
+
+// Times one launch with events after one untimed launch; returns ms.
+template <typename Launch>
+double time_ms(Launch&& launch) {
+  launch();
+  CUDA_CHECK_LAUNCH("warm-up");
+  cudalab::EventTimer timer;
+  timer.start();
+  launch();
+  timer.stop();
+  CUDA_CHECK_LAUNCH("timed");
+  return timer.elapsed_ms();
+}
+
+}  // namespace
+
+template <typename T>
+void launch_dial(const T* in, T* out, std::size_t n, int k) {
+  if (k < 1) throw std::invalid_argument("launch_dial: k >= 1");
+  if (n == 0) return;
+  dial_kernel<T><<<blocks_for(n), kBlock>>>(in, out, n, k);
+  CUDA_CHECK_LAUNCH("dial_kernel");
+}
+template void launch_dial<float>(const float*, float*, std::size_t, int);
+template void launch_dial<double>(const double*, double*, std::size_t, int);
+
+template <typename T>
+double fma_peak_flops(int blocks, int threads, int iters) {
+  cudalab::DeviceBuffer<T> out(static_cast<std::size_t>(blocks) * threads);
+  const double ms = time_ms([&] { fma_peak_kernel<T><<<blocks, threads>>>(out.data(), iters); });
+  return 2.0 * 8.0 * iters * static_cast<double>(blocks) * threads / (ms * 1e-3);
+}
+template double fma_peak_flops<float>(int, int, int);
+template double fma_peak_flops<double>(int, int, int);
+
+double exp_throughput(ExpKind kind, const std::vector<float>& in, int reps, std::vector<float>* out) {
+  cudalab::DeviceBuffer<float> d_in(in), d_out(in.size());
+  const std::size_t n = in.size();
+  const double ms = time_ms([&] {
+    switch (kind) {
+      case ExpKind::kExpf: exp_kernel<false><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, reps); break;
+      case ExpKind::kIntrinsic: exp_kernel<true><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, reps); break;
+      case ExpKind::kFastMath: launch_exp_fast_math(d_in.data(), d_out.data(), n, reps); break;
+    }
+  });
+  if (out != nullptr) *out = d_out.download();
+  return static_cast<double>(n) * reps / (ms * 1e-3);
+}
+
+double div_throughput(DivKind kind, const std::vector<std::uint32_t>& in, std::uint32_t divisor, int reps,
+                      std::vector<std::uint32_t>* out) {
+  if (divisor == 0) throw std::invalid_argument("div_throughput: divisor 0");
+  std::uint32_t shift = 0;
+  while ((std::uint32_t{1} << shift) < divisor) ++shift;
+  if (kind == DivKind::kShiftMask && (std::uint32_t{1} << shift) != divisor) {
+    throw std::invalid_argument("div_throughput: shift and mask need a power of two");
+  }
+  cudalab::DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+  const std::size_t n = in.size();
+  const double ms = time_ms([&] {
+    if (kind == DivKind::kShiftMask) {
+      div_kernel<true><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, divisor, shift, reps);
+    } else {
+      div_kernel<false><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, divisor, shift, reps);
+    }
+  });
+  if (out != nullptr) *out = d_out.download();
+  return static_cast<double>(n) * reps / (ms * 1e-3);
+}
+
+double fma_vs_mul_add(bool fused, const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
+                      int reps, std::vector<float>* out) {
+  cudalab::DeviceBuffer<float> d_a(a), d_b(b), d_c(c), d_out(a.size());
+  const std::size_t n = a.size();
+  const double ms = time_ms([&] {
+    if (fused) {
+      mul_add_kernel<true><<<blocks_for(n), kBlock>>>(d_a.data(), d_b.data(), d_c.data(), d_out.data(), n, reps);
+    } else {
+      mul_add_kernel<false><<<blocks_for(n), kBlock>>>(d_a.data(), d_b.data(), d_c.data(), d_out.data(), n, reps);
+    }
+  });
+  if (out != nullptr) *out = d_out.download();
+  return static_cast<double>(n) * reps / (ms * 1e-3);
+}
+
+void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps) {
+  if (cols % 256 != 0 || cols < 256 || cols > 8192 || rows < 1) {  // whole warps of 8-value loads
+    throw std::invalid_argument("launch_rmsnorm: cols a multiple of 256 in 256 .. 8192, rows >= 1");
+  }
+  rmsnorm_kernel<<<static_cast<unsigned>(rows), static_cast<unsigned>(cols / 8)>>>(
+      reinterpret_cast<const uint4*>(x), reinterpret_cast<const uint4*>(w), reinterpret_cast<uint4*>(y), cols, eps);
+  CUDA_CHECK_LAUNCH("rmsnorm_kernel");
+}
+
+}  // namespace roofline
