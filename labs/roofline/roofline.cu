@@ -3,6 +3,8 @@
 
 #include <cuda_bf16.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
@@ -26,34 +28,70 @@ constexpr int kBlock = 256;
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
+// f_k(x) of the dial: k fused multiply-adds on one element.
 template <typename T>
-__global__ void dial_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, int k) {
+__device__ __forceinline__ T dial_value(T x, int k) {
   // STUDENT-BEGIN(roofline.dial): k FMAs per element, in independent chains
-  // TASK: For element i (if i < n): start 8 chains at in[i] + c (c = 0..7); use
-  // chains = min(k, 8) of them; each does k / chains steps of v = fma(v, 0.999, 0.001); store the
-  // sum of the used chains, in order. Independent chains let one thread issue FMAs back to back.
-  // HINT: about 15 lines; a fixed-size array of 8 and `#pragma unroll` keep the chains in registers.
-  // STUB: (void)in; (void)out; (void)n; (void)k;
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const T x = in[i];
-  const int chains = k < 8 ? k : 8;
+  // TASK: Return f_k(x). Start 8 chains at x + c (c = 0..7); use chains = min(k, 8) of them; each
+  // does k / chains steps of v = fma(v, 0.999, 0.001); return the sum of the used chains, in order
+  // (s = 0; s += chain 0; s += chain 1; ...). Independent chains let one thread issue FMAs back to
+  // back; for k >= 8 keep the loop free of per-chain conditions (they cost an instruction each).
+  // HINT: about 20 lines; a fixed-size array of 8 and `#pragma unroll` keep the chains in registers.
+  // STUB: (void)k;
+  // STUB: return x;
   T acc[8];
 #pragma unroll
   for (int c = 0; c < 8; ++c) acc[c] = x + static_cast<T>(c);
-  for (int r = 0; r < k / chains; ++r) {
+  T s = 0;
+  if (k >= 8) {
+#pragma unroll 4
+    for (int r = 0; r < k / 8; ++r) {
+#pragma unroll
+      for (int c = 0; c < 8; ++c) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+    }
+#pragma unroll
+    for (int c = 0; c < 8; ++c) s += acc[c];
+  } else {  // k chains of one step each
 #pragma unroll
     for (int c = 0; c < 8; ++c) {
-      if (c < chains) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+      if (c < k) s += fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
     }
   }
-  T s = 0;
-#pragma unroll
-  for (int c = 0; c < 8; ++c) {
-    if (c < chains) s += acc[c];
-  }
-  out[i] = s;
+  return s;
   // STUDENT-END(roofline.dial)
+}
+
+// 16 bytes of T: one load instruction per thread moves 4 floats or 2 doubles.
+template <typename T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+  using type = float4;
+};
+template <>
+struct Vec16<double> {
+  using type = double2;
+};
+
+// Thread t transforms the 16-byte vector t (16 / sizeof(T) elements); the threads past the last
+// whole vector take the remaining elements one each. One 4-byte load per thread cannot keep
+// enough bytes in flight to fill HBM (the latency lab's Little's law); one 16-byte load can.
+template <typename T>
+__global__ void dial_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, int k) {
+  using Vec = typename Vec16<T>::type;
+  constexpr std::size_t kPer = sizeof(Vec) / sizeof(T);
+  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t vectors = n / kPer;
+  if (t < vectors) {
+    Vec v = reinterpret_cast<const Vec*>(in)[t];
+    T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+    for (std::size_t j = 0; j < kPer; ++j) e[j] = dial_value(e[j], k);
+    reinterpret_cast<Vec*>(out)[t] = v;
+  } else {
+    const std::size_t i = vectors * kPer + (t - vectors);
+    if (i < n) out[i] = dial_value(in[i], k);
+  }
 }
 
 template <typename T>
@@ -61,6 +99,7 @@ __global__ void fma_peak_kernel(T* out, int iters) {
   T acc[8];
 #pragma unroll
   for (int c = 0; c < 8; ++c) acc[c] = static_cast<T>(threadIdx.x + c);
+#pragma unroll 8  // 64 FMAs per loop branch: the counter and the branch take few issue slots
   for (int r = 0; r < iters; ++r) {
 #pragma unroll
     for (int c = 0; c < 8; ++c) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
@@ -107,20 +146,37 @@ __global__ void mul_add_kernel(const float* __restrict__ a, const float* __restr
   out[i] = v;
 }
 
-// One row per block, cols / 8 threads, each with one 16-byte load of 8 BF16 values.
-__global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ y, int cols,
-                               float eps) {
-  __shared__ float partial[32];
-  const int vecs = cols / 8;
-  const std::size_t at = static_cast<std::size_t>(blockIdx.x) * vecs + threadIdx.x;
-  const uint4 raw = x[at];
+// One row per block of min(cols / 8, 256) threads. Each thread issues up to four 16-byte loads of
+// 8 BF16 values before it waits for any (a 1024-thread block with one load each leaves HBM idle
+// while its warps synchronise); the raw bits stay in registers for the second pass.
+constexpr int kRmsThreads = 256, kRmsLoads = 4;
+
+__device__ __forceinline__ float sum_of_squares(const uint4& raw) {
   const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
-  float2 v[4];
   float sum = 0;
 #pragma unroll
   for (int p = 0; p < 4; ++p) {
-    v[p] = __bfloat1622float2(pairs[p]);
-    sum += v[p].x * v[p].x + v[p].y * v[p].y;
+    const float2 v = __bfloat1622float2(pairs[p]);
+    sum += v.x * v.x + v.y * v.y;
+  }
+  return sum;
+}
+
+__global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ y, int cols,
+                               float eps) {
+  __shared__ float partial[kRmsThreads / 32];
+  const int vecs = cols / 8;
+  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * vecs;
+  uint4 raw[kRmsLoads];
+  float sum = 0;
+#pragma unroll
+  for (int u = 0; u < kRmsLoads; ++u) {
+    const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
+    if (j < vecs) raw[u] = x[row + j];
+  }
+#pragma unroll
+  for (int u = 0; u < kRmsLoads; ++u) {
+    if (static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x) < vecs) sum += sum_of_squares(raw[u]);
   }
 #pragma unroll
   for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
@@ -128,7 +184,7 @@ __global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restr
   if (lane == 0) partial[warp] = sum;
   __syncthreads();
   if (warp == 0) {
-    const int warps = static_cast<int>((blockDim.x + 31) / 32);
+    const int warps = static_cast<int>(blockDim.x / 32);
     sum = lane < warps ? partial[lane] : 0.0f;
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
@@ -136,16 +192,22 @@ __global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restr
   }
   __syncthreads();
   const float scale = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
-  const uint4 wraw = w[threadIdx.x];
-  const __nv_bfloat162* wp = reinterpret_cast<const __nv_bfloat162*>(&wraw);
-  uint4 result;
-  __nv_bfloat162* rp = reinterpret_cast<__nv_bfloat162*>(&result);
 #pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const float2 g = __bfloat1622float2(wp[p]);
-    rp[p] = __floats2bfloat162_rn(v[p].x * scale * g.x, v[p].y * scale * g.y);
+  for (int u = 0; u < kRmsLoads; ++u) {
+    const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
+    if (j >= vecs) continue;
+    const uint4 wraw = w[j];
+    const __nv_bfloat162* xp = reinterpret_cast<const __nv_bfloat162*>(&raw[u]);
+    const __nv_bfloat162* wp = reinterpret_cast<const __nv_bfloat162*>(&wraw);
+    uint4 result;
+    __nv_bfloat162* rp = reinterpret_cast<__nv_bfloat162*>(&result);
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const float2 v = __bfloat1622float2(xp[p]), g = __bfloat1622float2(wp[p]);
+      rp[p] = __floats2bfloat162_rn(v.x * scale * g.x, v.y * scale * g.y);
+    }
+    y[row + j] = result;
   }
-  y[at] = result;
 }
 
 // Times one launch with events after one untimed launch; returns ms.
@@ -167,7 +229,12 @@ template <typename T>
 void launch_dial(const T* in, T* out, std::size_t n, int k) {
   if (k < 1) throw std::invalid_argument("launch_dial: k >= 1");
   if (n == 0) return;
-  dial_kernel<T><<<blocks_for(n), kBlock>>>(in, out, n, k);
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0) {
+    throw std::invalid_argument("launch_dial: in and out must be 16-byte aligned (as cudaMalloc returns them)");
+  }
+  constexpr std::size_t per = 16 / sizeof(T);
+  const std::size_t threads = n / per + n % per;
+  dial_kernel<T><<<blocks_for(threads), kBlock>>>(in, out, n, k);
   CUDA_CHECK_LAUNCH("dial_kernel");
 }
 template void launch_dial<float>(const float*, float*, std::size_t, int);
@@ -236,7 +303,8 @@ void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_
   if (cols % 256 != 0 || cols < 256 || cols > 8192 || rows < 1) {  // whole warps of 8-value loads
     throw std::invalid_argument("launch_rmsnorm: cols a multiple of 256 in 256 .. 8192, rows >= 1");
   }
-  rmsnorm_kernel<<<static_cast<unsigned>(rows), static_cast<unsigned>(cols / 8)>>>(
+  const int threads = std::min(cols / 8, kRmsThreads);  // cols / 8 <= kRmsLoads * threads
+  rmsnorm_kernel<<<static_cast<unsigned>(rows), static_cast<unsigned>(threads)>>>(
       reinterpret_cast<const uint4*>(x), reinterpret_cast<const uint4*>(w), reinterpret_cast<uint4*>(y), cols, eps);
   CUDA_CHECK_LAUNCH("rmsnorm_kernel");
 }

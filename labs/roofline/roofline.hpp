@@ -15,7 +15,8 @@ namespace roofline {
 std::vector<int> dial_ks();
 
 // out[i] = f_k(in[i]): k fused multiply-adds on the element, in up to 8 independent chains,
-// then the chains summed. Launched on the default stream; T is float or double.
+// then the chains summed. Each thread moves 16 bytes (4 floats or 2 doubles); in and out must be
+// 16-byte aligned (std::invalid_argument otherwise). Launched on the default stream; T is float or double.
 template <typename T>
 void launch_dial(const T* in, T* out, std::size_t n, int k);
 
@@ -38,7 +39,8 @@ double fma_vs_mul_add(bool fused, const std::vector<float>& a, const std::vector
                       int reps, std::vector<float>* out);
 
 // RMSNorm over rows x cols BF16 (stored as raw 16-bit patterns): y = x / sqrt(mean(x^2) + eps) * w,
-// one block per row, 16-byte loads; cols a multiple of 256 (whole warps) and at most 8192.
+// one block of up to 256 threads per row, each thread up to four 16-byte loads in flight; cols a
+// multiple of 256 (whole warps) and at most 8192.
 void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps);
 
 }  // namespace roofline
