@@ -95,7 +95,8 @@ __global__ void dial_kernel(const T* __restrict__ in, T* __restrict__ out, std::
 }
 
 template <typename T>
-__global__ void fma_peak_kernel(T* out, int iters) {
+__global__ void fma_peak_kernel(T* out, long long* cycles, int iters) {
+  const long long start = clock64();
   T acc[8];
 #pragma unroll
   for (int c = 0; c < 8; ++c) acc[c] = static_cast<T>(threadIdx.x + c);
@@ -108,6 +109,8 @@ __global__ void fma_peak_kernel(T* out, int iters) {
 #pragma unroll
   for (int c = 0; c < 8; ++c) s += acc[c];
   out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;  // the block's SM cycles, start to end
 }
 
 template <bool Intrinsic>
@@ -241,13 +244,27 @@ template void launch_dial<float>(const float*, float*, std::size_t, int);
 template void launch_dial<double>(const double*, double*, std::size_t, int);
 
 template <typename T>
-double fma_peak_flops(int blocks, int threads, int iters) {
+FmaPeak fma_peak(int threads, int iters) {
+  if (threads < 1 || iters < 1) throw std::invalid_argument("fma_peak: threads, iters >= 1");
+  int device = 0, sms = 0, per_sm = 0, max_threads = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
+  if (threads > max_threads) throw std::invalid_argument("fma_peak: more threads than a block may have");
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fma_peak_kernel<T>, threads, 0));
+  if (per_sm < 1) throw std::invalid_argument("fma_peak: a block of this size does not fit on an SM");
+  const int blocks = sms * per_sm;  // exactly one full wave: every block runs from start to end
   cudalab::DeviceBuffer<T> out(static_cast<std::size_t>(blocks) * threads);
-  const double ms = time_ms([&] { fma_peak_kernel<T><<<blocks, threads>>>(out.data(), iters); });
-  return 2.0 * 8.0 * iters * static_cast<double>(blocks) * threads / (ms * 1e-3);
+  cudalab::DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks));
+  const double ms = time_ms([&] { fma_peak_kernel<T><<<blocks, threads>>>(out.data(), cycles.data(), iters); });
+  const auto c = cycles.download();
+  FmaPeak peak;
+  peak.flops = 2.0 * 8.0 * iters * static_cast<double>(blocks) * threads / (ms * 1e-3);
+  peak.clock_hz = static_cast<double>(*std::max_element(c.begin(), c.end())) / (ms * 1e-3);
+  return peak;
 }
-template double fma_peak_flops<float>(int, int, int);
-template double fma_peak_flops<double>(int, int, int);
+template FmaPeak fma_peak<float>(int, int);
+template FmaPeak fma_peak<double>(int, int);
 
 double exp_throughput(ExpKind kind, const std::vector<float>& in, int reps, std::vector<float>* out) {
   cudalab::DeviceBuffer<float> d_in(in), d_out(in.size());

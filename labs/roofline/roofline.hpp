@@ -20,10 +20,15 @@ std::vector<int> dial_ks();
 template <typename T>
 void launch_dial(const T* in, T* out, std::size_t n, int k);
 
-// The compute roof: every thread runs `iters` rounds of 8 independent FMA chains, no memory.
-// Returns FLOP/s measured with events (2 FLOP per FMA).
+// The compute roof: one full wave of blocks of `threads` (as many as fit on every SM at once),
+// each thread `iters` rounds of 8 independent FMA chains, no memory. flops: FLOP/s measured with
+// events (2 FLOP per FMA); clock_hz: the SM clock while it ran (the longest block's clock64 cycles
+// over the event time: a little low, by the launch's own time).
+struct FmaPeak {
+  double flops = 0, clock_hz = 0;
+};
 template <typename T>
-double fma_peak_flops(int blocks, int threads, int iters);
+FmaPeak fma_peak(int threads, int iters);
 
 // Instruction throughput: n independent evaluations per kernel, timed with events; ops/s.
 enum class ExpKind { kExpf, kIntrinsic, kFastMath };  // expf, __expf, expf under --use_fast_math

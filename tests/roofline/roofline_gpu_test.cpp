@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "common/device_facts.hpp"
 #include "gpu_test.hpp"
 #include "reference.hpp"
 #include "roofline.hpp"
@@ -49,10 +50,17 @@ TEST(RooflineGpu, DialRefusesMisalignedPointers) {
 
 TEST(RooflineGpu, PeaksArePositiveAndFp64IsNotFaster) {
   CUDALAB_REQUIRE_GPU();
-  const double f32 = roofline::fma_peak_flops<float>(132, 256, 256), f64 = roofline::fma_peak_flops<double>(132, 256, 256);
-  EXPECT_GT(f32, 0);
-  EXPECT_GT(f64, 0);
-  EXPECT_LT(f64, f32 * 1.05);  // no GPU runs FP64 faster than FP32
+  const roofline::FmaPeak f32 = roofline::fma_peak<float>(256, 256), f64 = roofline::fma_peak<double>(256, 256);
+  EXPECT_GT(f32.flops, 0);
+  EXPECT_GT(f64.flops, 0);
+  EXPECT_LT(f64.flops, f32.flops * 1.05);  // no GPU runs FP64 faster than FP32
+  EXPECT_THROW(roofline::fma_peak<float>(0, 256), std::invalid_argument);
+  EXPECT_THROW(roofline::fma_peak<float>(4096, 256), std::invalid_argument);  // no block of 4096 threads fits
+  const double max_hz = 1e3 * cudalab::query_device(0).sm_clock_khz;
+  for (double hz : {f32.clock_hz, f64.clock_hz}) {  // at most the GPU's peak clock, and not absurdly below it
+    EXPECT_GT(hz, 0.2 * max_hz);
+    EXPECT_LT(hz, 1.02 * max_hz);
+  }
 }
 
 TEST(RooflineGpu, ExpsWithinTheirAccuracy) {
