@@ -145,6 +145,7 @@ __global__ void mul_add_kernel(const float* __restrict__ a, const float* __restr
   if (i >= n) return;
   float v = b[i];
   const float x = a[i], y = c[i];
+#pragma unroll 16  // the loop's counter and branch would otherwise cost as much as the arithmetic
   for (int r = 0; r < reps; ++r) v = Fused ? fmaf(x, v, y) : __fadd_rn(__fmul_rn(x, v), y);
   out[i] = v;
 }
