@@ -2,6 +2,7 @@
 // checked against the CPU.
 //   ./labs/coalescing                 stride, offset, layout and 2D mapping at N = 2^24
 //   ./labs/coalescing 2^22 --section stride
+//   ./labs/coalescing --section offset --offset 3     one offset against offset 0
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -31,6 +32,8 @@ struct Options {
   cudalab::CommonOptions common;
   std::int64_t n = std::int64_t{1} << 24;
   std::string section = "all";
+  int stride = 0;   // 0: the sweep 1, 2, 4, ..., 32
+  int offset = -1;  // -1: the sweep 0 .. 32
 };
 
 bool wants(const Options& o, const char* s) { return o.section == "all" || o.section == s; }
@@ -53,8 +56,8 @@ cudalab::Rung rung(const std::string& name, double useful_bytes, cudalab::Device
 
 int stride_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double copy_gbps) {
   const std::size_t n = static_cast<std::size_t>(o.n);
-  const std::vector<int> strides{1, 2, 4, 8, 16, 32};
-  const std::vector<float> in = coalescing::make_input(n * 32);
+  const std::vector<int> strides = o.stride > 0 ? std::vector<int>{o.stride} : std::vector<int>{1, 2, 4, 8, 16, 32};
+  const std::vector<float> in = coalescing::make_input(n * static_cast<std::size_t>(strides.back()));
   cudalab::DeviceBuffer<float> d_in(in), out(n);
   std::vector<std::vector<float>> expected;
   for (int s : strides) expected.push_back(coalescing::reference_stride(in, n, s));
@@ -85,7 +88,9 @@ int offset_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
   const std::vector<float> in = coalescing::make_input(n + 32);
   cudalab::DeviceBuffer<float> d_in(in), out(n);
   std::vector<int> offsets;
-  for (int k = 0; k <= 32; ++k) offsets.push_back(k);
+  for (int k = 0; k <= 32; ++k) {
+    if (o.offset < 0 || k == 0 || k == o.offset) offsets.push_back(k);  // offset 0: the yardstick
+  }
   std::vector<std::vector<float>> expected;
   for (int k : offsets) expected.push_back(coalescing::reference_offset(in, n, k));
   std::vector<cudalab::Rung> rungs;
@@ -189,8 +194,10 @@ int run(int argc, char** argv) {
   cudalab::Cli cli("coalescing", "What an access pattern costs: stride, offset, array of structs, 2D mapping.");
   cli.positional("N", o.n, "elements per experiment (e.g. 2^24)", 4096, std::int64_t{1} << 26);
   cli.option("--section", o.section, "run one part only", {"all", "stride", "offset", "layout", "mapping"});
+  cli.option("--stride", o.stride, "one stride instead of the sweep 1, 2, 4, ..., 32", 1, 32);
+  cli.option("--offset", o.offset, "one offset (in floats) instead of the sweep 0 .. 32", 0, 32);
   cli.add_common(o.common);
-  cli.footer("Examples:\n  coalescing\n  coalescing 2^22 --section stride\n  coalescing --json");
+  cli.footer("Examples:\n  coalescing\n  coalescing 2^22 --section stride\n  coalescing --section stride --stride 3\n  coalescing --json");
   if (auto code = cli.parse(argc, argv)) return *code;
 
   cudalab::select_device(o.common.device);
