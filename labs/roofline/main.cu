@@ -2,6 +2,7 @@
 //   ./labs/roofline                  the roofs, the intensity dial in FP32 and FP64, instruction
 //                                    throughput, and the notes' RMSNorm (BF16, 4096 x 8192)
 //   ./labs/roofline 2^24 --max-k 256 a smaller, faster run
+//   ./labs/roofline --precision fp64 the dial in double only
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,7 @@ struct Options {
   cudalab::CommonOptions common;
   std::int64_t n = std::int64_t{1} << 26;
   int rows = 4096, cols = 8192, max_k = 2048;
+  std::string precision = "both";  // the dial's type: fp32, fp64 or both
 };
 
 struct Roofs {
@@ -219,6 +221,7 @@ int run(int argc, char** argv) {
   cudalab::Cli cli("roofline", "The roofline model measured: an intensity dial, FP32 vs FP64, instruction throughput, RMSNorm.");
   cli.positional("N", o.n, "elements of the dial (e.g. 2^26)", 1024, std::int64_t{1} << 28);
   cli.option("--max-k", o.max_k, "largest FMA count of the dial (a power of two)", 1, 2048);
+  cli.option("--precision", o.precision, "the dial's type", {"both", "fp32", "fp64"});
   cli.option("--rows", o.rows, "RMSNorm rows", 1, 1 << 20);
   cli.option("--cols", o.cols, "RMSNorm columns (a multiple of 256, at most 8192)", 256, 8192);
   cli.add_common(o.common);
@@ -252,10 +255,15 @@ int run(int argc, char** argv) {
   report.field("fp64_over_fp32", "FP64 / FP32", Value(roofs.fp64 / roofs.fp32, 3));
   report.field("ridge_fp32", "ridge point FP32", Value(roofline::ridge(roofs.fp32, roofs.bandwidth), 1), "FLOP/byte");
   report.field("ridge_fp64", "ridge point FP64", Value(roofline::ridge(roofs.fp64, roofs.bandwidth), 1), "FLOP/byte");
-  bool ok = dial<float>(report, o, bench, roofs.fp32, roofs.bandwidth, "dial_fp32",
-                        "The dial, FP32: load x, k FMAs, store (2k FLOP per 8 bytes)");
-  ok = dial<double>(report, o, bench, roofs.fp64, roofs.bandwidth, "dial_fp64",
-                    "The dial, FP64: load x, k FMAs, store (2k FLOP per 16 bytes)") && ok;
+  bool ok = true;
+  if (o.precision != "fp64") {
+    ok = dial<float>(report, o, bench, roofs.fp32, roofs.bandwidth, "dial_fp32",
+                     "The dial, FP32: load x, k FMAs, store (2k FLOP per 8 bytes)");
+  }
+  if (o.precision != "fp32") {
+    ok = dial<double>(report, o, bench, roofs.fp64, roofs.bandwidth, "dial_fp64",
+                      "The dial, FP64: load x, k FMAs, store (2k FLOP per 16 bytes)") && ok;
+  }
   ok = instructions(report, std::min<std::size_t>(static_cast<std::size_t>(o.n), std::size_t{1} << 22)) && ok;
   ok = rmsnorm(report, o, bench, ceiling.gbps, facts.theoretical_bandwidth_gbps()) && ok;
   return ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
