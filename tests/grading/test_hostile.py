@@ -241,7 +241,7 @@ class SandboxWalls(unittest.TestCase):
                 self.assertEqual(r.stdout.split(), ["uid", str(b.uid), "forked", "20"], r.stderr)
             finally:
                 started.kill()
-                started.wait()
+                started.communicate()  # reaps it and closes its pipes
         self.box.prepare_writable(self.build)
 
     def test_uid_leases_are_exclusive_and_skip_uids_in_use(self):
