@@ -57,7 +57,12 @@ CLI::Validator size_in_range(std::int64_t min, std::int64_t max) {
   return CLI::Validator(
       [min, max](std::string& input) -> std::string {
         const auto v = parse_size(input);
-        if (!v) return fmt::format("'{}' is not a whole number (examples: 1000, 64K, 2^20)", input);
+        if (!v) {
+          if (input.size() > 1 && input[0] == '-' && parse_size(input.substr(1))) {
+            return fmt::format("{} is negative; allowed: {} .. {}", input, min, max);
+          }
+          return fmt::format("'{}' is not a whole number (examples: 1000, 64K, 2^20)", input);
+        }
         if (*v < min || *v > max) {
           return fmt::format("{} is out of range; allowed: {} .. {}", input, min, max);
         }

@@ -20,6 +20,13 @@ import script_cli  # noqa: E402
 RUNS = lab_manifest.bench_runs()  # from labs/manifest.json
 
 
+def takes_repeat(exe):
+    """Whether a lab has the timing options (--repeat): hello and latency time nothing repeatedly
+    and refuse them, as every lab refuses an option it does not have."""
+    run = subprocess.run([exe, "--help"], capture_output=True, text=True)
+    return run.returncode == 0 and "--repeat" in run.stdout
+
+
 def main():
     ap = script_cli.Parser(prog="bench", description=__doc__.splitlines()[0])
     ap.add_argument("--build-dir", default="build")
@@ -37,9 +44,13 @@ def main():
         return 0
     results = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "runs": {}}
     status = 0
+    repeats = {}
     for name, cmd in RUNS:
-        argv = [os.path.join(labs, cmd[0])] + cmd[1:]
-        if cmd[0] != "device_query":
+        exe = os.path.join(labs, cmd[0])
+        argv = [exe] + cmd[1:]
+        if cmd[0] not in repeats:
+            repeats[cmd[0]] = takes_repeat(exe)
+        if repeats[cmd[0]]:
             argv += ["--repeat", str(args.repeat)]
         print(f"bench: {' '.join(cmd)}", flush=True)
         run = subprocess.run(argv, capture_output=True, text=True)

@@ -11,8 +11,13 @@
   transfers_timeline.png    the overlap's timeline: each stream's copies in, kernels and copies out
   latency.png               a dependent load's latency over the working set, with shared, constant, the ALU
   transpose.png             the transpose ladder at 8192 x 8192 against the copy ceiling; one warp's bank conflicts
+  coalescing.png            useful and moved GB/s over the stride; GB/s over the offset
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
+
+A plot whose runs the file lacks (a lab that failed in bench.py) is skipped with a line on
+stderr; the others are drawn. Exit 0 when every plot was drawn, 1 when one was skipped, 2 when
+the file cannot be read.
 """
 import json
 import os
@@ -25,9 +30,6 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-FP32_LANES_PER_SM = {"sm_70": 64, "sm_75": 64, "sm_80": 64, "sm_86": 128, "sm_89": 128, "sm_90": 128,
-                     "sm_100": 128, "sm_120": 128}
 
 
 def save(fig, out, name):
@@ -140,11 +142,11 @@ def plot_occupancy(b, gpu, out):
 
 
 def plot_roofline(b, gpu, out):
+    """The labs on the roofline measured by the roofline lab: its copy ceiling and FMA peak are the
+    roofs, its FP32 dial the curve that bends at the ridge."""
     runs = b["runs"]
-    dev = runs["device_query"]["devices"][0]
-    lanes = FP32_LANES_PER_SM.get(dev["arch"], 128)
-    peak_flops = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3 / 1e9  # GFLOP/s, FMA = 2
-    peak_bw = dev["theoretical_bandwidth_gbps"]
+    rl = runs["roofline"]
+    peak_flops, peak_bw = rl["peak_fp32_gflops"], rl["copy_gbps"]
     points = []
     va = max(runs["vec_add_2p28"]["variants"], key=lambda r: r["gbps"])
     points.append((f"vec_add ({va['variant']})", 1 / 12, va["gbps"] / 12))
@@ -157,11 +159,18 @@ def plot_roofline(b, gpu, out):
     threads = dv["total_warps"] * 32
     flops = 2.0 * dv["iters"] * threads
     points.append(("divergence (uniform)", flops / (4.0 * threads), flops / (uni["median_ms"] * 1e-3) / 1e9))
+    # RMSNorm: 4 FLOP per element (square, add, scale, weight) over the bytes it moved
+    rms_flop = 4.0 * 4096 * 8192
+    rms_bytes = rl["rmsnorm_gbps"] * 1e9 * rl["rmsnorm_us"] * 1e-6
+    points.append(("RMSNorm, BF16 (roofline lab)", rms_flop / rms_bytes, rms_flop / (rl["rmsnorm_us"] * 1e-6) / 1e9))
     fig, ax = plt.subplots(figsize=(9, 6))
     xs = [2 ** (k / 4) for k in range(-20, 60)]
     ax.plot(xs, [min(peak_flops, peak_bw * x) for x in xs], color="black",
-            label=f"roof: {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32")
-    for (name, ai, perf), marker in zip(points, "osD^"):
+            label=f"roof (measured): {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32, ridge {rl['ridge_fp32']:.1f}")
+    dial = rl["dial_fp32"]
+    ax.plot([r["ai"] for r in dial], [r["gflops"] for r in dial], marker=".", color="tab:gray", linestyle="--",
+            label="the FP32 dial (k FMAs per element)")
+    for (name, ai, perf), marker in zip(points, "osD^v"):
         ax.plot(ai, perf, marker=marker, markersize=9, linestyle="none", label=f"{name}: {perf:.0f} GFLOP/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)
@@ -259,6 +268,32 @@ def plot_transpose(b, gpu, out):
     save(fig, out, "transpose.png")
 
 
+def plot_coalescing(b, gpu, out):
+    co = b["runs"]["coalescing"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
+    st = co["stride"]
+    left.plot([r["stride"] for r in st], [r["useful_gbps"] for r in st], marker="o", label="useful GB/s")
+    left.plot([r["stride"] for r in st], [r["moved_gbps"] for r in st], marker="s", linestyle="--",
+              label="moved GB/s (whole sectors)")
+    left.axhline(co["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {co['copy_gbps']:.0f} GB/s")
+    left.set_xscale("log", base=2)
+    left.set_xlabel("stride (floats)")
+    left.set_ylabel("GB/s")
+    left.set_ylim(bottom=0)
+    left.set_title("out[i] = in[i * stride]")
+    left.legend(fontsize=8)
+    of = co["offset"]
+    right.plot([r["offset"] for r in of], [r["gbps"] for r in of], marker="o", label="GB/s")
+    right.axhline(co["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {co['copy_gbps']:.0f} GB/s")
+    right.set_xlabel("offset (floats)")
+    right.set_ylabel("GB/s")
+    right.set_ylim(0, 1.1 * co["copy_gbps"])
+    right.legend(fontsize=8, loc="lower right")
+    right.set_title("out[i] = in[i + offset]")
+    fig.suptitle(f"Coalescing on {gpu}")
+    save(fig, out, "coalescing.png")
+
+
 def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
@@ -271,11 +306,18 @@ def main():
         script_cli.fail("plot", 2, f"cannot read {args.bench_json}: {e}")
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
+    status = 0
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline,
-               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose):
-        fn(b, gpu, args.out)
+               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose,
+               plot_coalescing):
+        try:
+            fn(b, gpu, args.out)
+        except KeyError as e:
+            print(f"plot: {fn.__name__} skipped: the bench file has no {e} entry", file=sys.stderr)
+            status = 1
+            continue
         print(f"plot: {fn.__name__} done")
-    return 0
+    return status
 
 
 if __name__ == "__main__":

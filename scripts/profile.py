@@ -14,7 +14,8 @@ lab launches the same kernel at 12.5% to 100% occupancy, and one mean row hides 
 Metrics: divergence: branch uniformity and threads per instruction; vec_add / rgba_split: DRAM
 throughput and sectors per request; occupancy: achieved vs theoretical occupancy; reduction:
 DRAM throughput and shared-memory bank conflicts; transpose: bank conflicts and store sectors
-per request; mem_spaces: local-memory and atomic traffic.
+per request; coalescing: sectors per request and DRAM bytes read; roofline: DRAM and SM
+throughput, DRAM bytes and FMA instructions; mem_spaces: local-memory and atomic traffic.
 ncu runs with --clock-control none (the GPU's own clocks, as the labs measure). Without a GPU
 or without ncu it prints "skipped: ..." and exits 0.
 """
@@ -61,7 +62,12 @@ SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branc
          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum": "local ld sectors",
          "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors",
          "launch__grid_size": "grid", "launch__block_size": "block",
-         "launch__shared_mem_per_block_dynamic": "dyn smem B"}
+         "launch__shared_mem_per_block_dynamic": "dyn smem B",
+         "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM % peak"}
+# Large counters shown scaled (metric: scale, column name).
+SCALED = {"dram__bytes_read.sum": (1e-6, "DRAM read MB"), "dram__bytes_write.sum": (1e-6, "DRAM write MB"),
+          "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": (1e-6, "M FFMA (thread)"),
+          "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum": (1e-6, "M DFMA (thread)")}
 
 
 # Averaged over a kernel's launches weighted by each launch's time; counters are plain means.
@@ -130,7 +136,7 @@ def summarize(ncu_csv, metrics, per_launch=False):
     # the raw counters of a ratio are not shown, except bank conflicts (the lab's own number)
     shown = [m for m in metrics
              if m in (SMEM_LD_CONFLICTS, SMEM_ST_CONFLICTS) or not any(m in r[:2] for r in ratios.values())]
-    cols = [SHORT.get(m, m.split("__")[-1][:18]) for m in shown] + list(ratios)
+    cols = [SCALED[m][1] if m in SCALED else SHORT.get(m, m.split("__")[-1][:18]) for m in shown] + list(ratios)
     out = [f"{'kernel':<40} {'launches':>8} " + " ".join(f"{c:>18}" for c in cols)]
     for k, e in agg.items():
         vals = []
@@ -138,6 +144,7 @@ def summarize(ncu_csv, metrics, per_launch=False):
             v = e[m] / e[TIME] if m in WEIGHTED and e[TIME] else e[m] / e["launches"]
             if m == TIME:
                 v /= 1e3  # ns -> us
+            v *= SCALED.get(m, (1.0,))[0]
             vals.append(f"{v:>18.0f}" if m in LAUNCH else f"{v:>18.2f}")
         for num, den, scale in ratios.values():
             vals.append(f"{scale * e[num] / e[den]:>18.2f}" if e[den] else f"{'-':>18}")

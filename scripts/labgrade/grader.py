@@ -258,16 +258,22 @@ class Grader:
     def grade_one(self, path, out, env=None):
         """Grades the submission at `path` into `out` (results.json, junit per lab, feedback).
         Raises submission.Unreadable for what cannot be read; everything after that is the
-        submission's own result."""
+        submission's own result. Its sandbox runs as a uid of its own (Sandbox.own_uid)."""
+        if not self.box:
+            return self._grade_one(path, out, env, None)
+        with self.box.own_uid() as box:
+            return self._grade_one(path, out, env, box)
+
+    def _grade_one(self, path, out, env, box):
         start = time.time()
         deadline = start + self.limits.submission_s
         wanted = [rel for rel, rs in self.regions.items() if any(r.lab in self.labs for r in rs)]
         files = submission.read(path, wanted)
         scratch = tempfile.mkdtemp(prefix="sub_", dir=self.work)
         os.chmod(scratch, 0o711)
-        ws = Workspace(scratch, self.box, env, group=self.memory_group())
+        ws = Workspace(scratch, box, env, group=self.memory_group())
         try:
-            if self.box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
+            if box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
                 shutil.copytree(self.base.src, ws.src, symlinks=True)
                 shutil.copytree(self.base.build, ws.build, symlinks=True)
                 shutil.copytree(self.base.tools, ws.tools, symlinks=True)
@@ -275,8 +281,8 @@ class Grader:
             else:
                 self.make_tree(ws)
             outcome = self.splice(files, ws.src)
-            if self.box:
-                self.box.prepare_writable(ws.build, ws.out)
+            if box:
+                box.prepare_writable(ws.build, ws.out)
             broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())))
             tests = []
             for lab in self.labs:

@@ -10,8 +10,13 @@ Every command that compiles or runs student code runs in a sandbox that sees:
   - limits on CPU time, memory, file size, open files and processes (setrlimit), and where the
     host allows it a control group that bounds the memory of all of one submission's processes
     together (MemoryGroup).
-When the grader runs as root, the sandbox drops to uid/gid 65534 (nobody) before entering, so the
-process limit applies and root-only files stay unreadable. Where the kernel refuses an
+When the grader runs as root, the sandbox drops to a uid of its own before entering (UidLease: one
+of LABGRADE_UID_COUNT uids from LABGRADE_UID_BASE, no account's, leased with a lock while one
+submission is graded; uid 65534, nobody, where no lease can be had), so the process limit
+applies and root-only files stay unreadable. The process limit (RLIMIT_NPROC) counts every
+process of the uid on the host: with a uid per submission, a fork bomb in one submission cannot
+stop another submission graded beside it (--gpus, or several Slurm jobs on one node) from
+starting its compiler. Where the kernel refuses an
 unprivileged user namespace it falls back to bwrap's own --unshare-user --uid 65534 as root
 (the process limit then does not apply; the time limits and the PID namespace still end
 everything).
@@ -21,9 +26,11 @@ and writes its report where no test can reach; each test runs through `launcher(
 sandbox that sees /grade/src and /grade/build read-only, without the test sources, and not the
 report.
 """
+import fcntl
 import glob
 import os
 import resource
+import stat
 import shlex
 import shutil
 import subprocess
@@ -31,6 +38,10 @@ import tempfile
 import time
 
 NOBODY = 65534
+# The sandbox uids: unused by accounts and by systemd's dynamic and container ranges.
+UID_BASE = int(os.environ.get("LABGRADE_UID_BASE", 0x7A000000))
+UID_COUNT = int(os.environ.get("LABGRADE_UID_COUNT", 1024))
+UID_LEASES = "/run/labgrade-uids"  # lock files, root's alone
 GRADE = "/grade"
 SRC, BUILD, OUT, TOOLS = GRADE + "/src", GRADE + "/build", GRADE + "/out", GRADE + "/tools"
 SYSTEM = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
@@ -173,6 +184,62 @@ class MemoryGroup:
                 time.sleep(0.1)
 
 
+def _uids_in_use():
+    """The real uids of every process on the host (from /proc)."""
+    uids = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        uids.add(int(line.split()[1]))
+                        break
+        except OSError:
+            continue  # the process ended meanwhile
+    return uids
+
+
+class UidLease:
+    """A uid no one else uses while it is held: the first of `count` uids from `base` whose lock
+    file (in a folder only root may use) no other grader holds and that no process runs as. The
+    lock is an flock, so a grader that dies gives its uids back with it."""
+
+    def __init__(self, uid, fd):
+        self.uid, self.fd = uid, fd
+
+    @classmethod
+    def claim(cls, base=None, count=None, folder=UID_LEASES):
+        """A lease, or raises OSError with the reason there is none."""
+        base = UID_BASE if base is None else base
+        count = UID_COUNT if count is None else count
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o077:
+            raise OSError(f"{folder} is not a folder that only root may use")
+        busy = _uids_in_use()
+        for uid in range(base, base + count):
+            if uid in busy:
+                continue  # processes of an earlier sandbox may still be on their way out
+            fd = os.open(os.path.join(folder, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            return cls(uid, fd)
+        raise OSError(f"all {count} sandbox uids from {base} are in use")
+
+    def release(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def _open_to_all(path):
     """Whether every folder on the way to `path` lets any user through (uid 65534 can reach it)."""
     parts = os.path.realpath(path).split("/")
@@ -193,10 +260,22 @@ def _under(path, top):
 class Sandbox:
     """A way to run commands in bubblewrap; `Sandbox.find()` picks the one this machine allows."""
 
-    def __init__(self, bwrap, drop_to_nobody, hidden=(), limits=None):
+    def __init__(self, bwrap, drop_to_nobody, hidden=(), limits=None, uid=NOBODY, lease=None):
         self.bwrap, self.drop_to_nobody = bwrap, drop_to_nobody
         self.hidden = [os.path.realpath(h) for h in hidden if h and os.path.realpath(h) != "/"]
         self.limits = limits or Limits()
+        self.uid, self.lease = uid, lease  # the uid it drops to (as root), and its lease
+        self.no_lease = None  # why it shares uid 65534, if it does
+
+    def own_uid(self):
+        """A context manager: a copy of this sandbox with a uid leased for the `with` block
+        (grade one submission in it), or this sandbox itself when it does not drop to a uid."""
+        return _OwnUid(self)
+
+    def close(self):
+        if self.lease:
+            self.lease.release()
+            self.lease = None
 
     @classmethod
     def find(cls, hidden=(), limits=None):
@@ -208,10 +287,16 @@ class Sandbox:
         modes = [True, False] if os.geteuid() == 0 else [False]
         for drop in modes:
             box = cls(bwrap, drop, hidden, limits)
+            if drop:
+                try:
+                    box.lease = UidLease.claim()
+                    box.uid = box.lease.uid
+                except OSError as e:
+                    box.no_lease = str(e)
             with_tmp = tempfile.mkdtemp(prefix="sandbox_probe_")
             try:
                 if drop:
-                    os.chown(with_tmp, NOBODY, NOBODY)
+                    os.chown(with_tmp, box.uid, box.uid)
                 run = subprocess.run(box.command(["sh", "-c", f"echo ok > {BUILD}/probe"], build=with_tmp),
                                      preexec_fn=box.preexec, capture_output=True, text=True, timeout=60)
                 if run.returncode == 0 and os.path.exists(os.path.join(with_tmp, "probe")):
@@ -221,22 +306,26 @@ class Sandbox:
                 reasons.append(str(e))
             finally:
                 shutil.rmtree(with_tmp, ignore_errors=True)
+            box.close()
         return None, "bubblewrap cannot start a sandbox here: " + "; ".join(reasons)
 
     @property
     def mode(self):
-        return "unprivileged (uid 65534 outside and inside)" if self.drop_to_nobody or os.geteuid() != 0 \
-            else "root with a user namespace (uid 65534 inside)"
+        if self.drop_to_nobody:
+            if self.lease:
+                return f"unprivileged, a uid of its own per submission (from {UID_BASE}; now {self.uid})"
+            return f"unprivileged (uid 65534 outside and inside, shared: {self.no_lease})"
+        return "unprivileged (your uid)" if os.geteuid() != 0 else "root with a user namespace (uid 65534 inside)"
 
     def preexec(self):
-        """In the child before bwrap: a session of its own, the limits, and (as root) uid 65534."""
+        """In the child before bwrap: a session of its own, the limits, and (as root) its own uid."""
         os.setsid()
         enforce_nproc = self.drop_to_nobody or os.geteuid() != 0
         self.limits.apply(processes=enforce_nproc)
         if self.drop_to_nobody:
             os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
+            os.setgid(self.uid)
+            os.setuid(self.uid)
 
     def system_args(self, shared_proc=False):
         """bwrap arguments for the read-only system, devices, /proc and /tmp."""
@@ -320,11 +409,29 @@ class Sandbox:
                 f'exec {quoted} $listing --chdir "$PWD" --remount-ro / -- "$@"\n')
 
     def prepare_writable(self, *paths):
-        """Hands folders the sandbox must write to over to uid 65534 (when it drops to it)."""
+        """Hands folders the sandbox must write to over to its uid (when it drops to one)."""
         if not self.drop_to_nobody:
             return
         for top in paths:
             for dirpath, dirnames, filenames in os.walk(top):
-                os.lchown(dirpath, NOBODY, NOBODY)
+                os.lchown(dirpath, self.uid, self.uid)
                 for n in dirnames + filenames:
-                    os.lchown(os.path.join(dirpath, n), NOBODY, NOBODY)
+                    os.lchown(os.path.join(dirpath, n), self.uid, self.uid)
+
+
+class _OwnUid:
+    def __init__(self, box):
+        self.box, self.copy = box, None
+
+    def __enter__(self):
+        if not self.box.drop_to_nobody or not self.box.lease:
+            return self.box
+        lease = UidLease.claim()
+        self.copy = Sandbox(self.box.bwrap, True, limits=self.box.limits, uid=lease.uid, lease=lease)
+        self.copy.hidden = list(self.box.hidden)
+        return self.copy
+
+    def __exit__(self, *exc):
+        if self.copy:
+            self.copy.close()
+        return False

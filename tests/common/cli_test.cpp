@@ -143,6 +143,25 @@ TEST(Cli, BadInputGivesExitTwoAndOneLine) {
   }
 }
 
+TEST(Cli, TheErrorLineSaysWhatIsWrongWithTheNumber) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--k", "-1"}, "--k: -1 is negative; allowed: 0 .. 32"},
+      {{"--k", "33"}, "--k: 33 is out of range; allowed: 0 .. 32"},
+      {{"--k", "x1"}, "--k: 'x1' is not a whole number"},
+      {{"--k", "-x"}, "--k: '-x' is not a whole number"},
+  };
+  for (const auto& [words, expected] : cases) {
+    Cli cli("lab", "test");
+    int k = -1;
+    cli.option("--k", k, "k", 0, 32);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(parse(cli, words), 2) << words[1];
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find(expected), std::string::npos) << err;
+    EXPECT_EQ(k, -1) << words[1];
+  }
+}
+
 TEST(Cli, DeviceAndJsonSetHasNoTimingOptions) {
   Cli cli("lab", "test");
   cudalab::CommonOptions common;

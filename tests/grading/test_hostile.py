@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from labgrade import ctest, regions, submission, suite  # noqa: E402
-from labgrade.sandbox import BUILD, Limits, MemoryGroup, Sandbox  # noqa: E402
+from labgrade.sandbox import BUILD, Limits, MemoryGroup, Sandbox, UidLease  # noqa: E402
 import hostile  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
@@ -217,6 +217,57 @@ class SandboxWalls(unittest.TestCase):
         time.sleep(1)
         ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
         self.assertNotIn(marker, ps)
+
+    def test_a_fork_bomb_does_not_reach_a_submission_beside_it(self):
+        # RLIMIT_NPROC counts the processes of a uid on the whole host: two submissions graded
+        # side by side must not share one, or one's fork bomb stops the other's compiler
+        if not self.box.lease:
+            self.skipTest(f"the sandbox does not drop to a uid of its own here ({self.box.mode})")
+        bomb = ("import os, time\nn = 0\ntry:\n    while n < 500:\n        if os.fork() == 0:\n"
+                "            time.sleep(8)\n            os._exit(0)\n        n += 1\n"
+                "except OSError:\n    print('bomb stopped at', n, flush=True)\ntime.sleep(8)")
+        neighbour = ("import os\nkids = []\nfor k in range(20):\n    pid = os.fork()\n    if pid == 0:\n"
+                     "        os._exit(0)\n    kids.append(pid)\nfor p in kids: os.waitpid(p, 0)\n"
+                     "print('uid', os.getuid(), 'forked', len(kids))")
+        with self.box.own_uid() as a, self.box.own_uid() as b:
+            self.assertNotEqual(a.uid, b.uid)
+            self.assertNotIn(self.box.uid, (a.uid, b.uid))
+            a.prepare_writable(self.build)
+            started = subprocess.Popen(a.command(["python3", "-c", bomb], build=self.build), preexec_fn=a.preexec,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                self.assertIn("bomb stopped at", started.stdout.readline())  # a's processes are at its limit now
+                r = ctest.run_bounded(b.command(["python3", "-c", neighbour], build=self.build), 30, preexec_fn=b.preexec)
+                self.assertEqual(r.stdout.split(), ["uid", str(b.uid), "forked", "20"], r.stderr)
+            finally:
+                started.kill()
+                started.communicate()  # reaps it and closes its pipes
+        self.box.prepare_writable(self.build)
+
+    def test_uid_leases_are_exclusive_and_skip_uids_in_use(self):
+        if os.geteuid() != 0:
+            self.skipTest("uid leases are for a grader running as root")
+        base = 0x7A7A0000
+        folder = tempfile.mkdtemp(prefix="hostile_leases_")
+        sleeper = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: (os.setgid(base), os.setuid(base)))
+        try:
+            os.chmod(folder, 0o700)
+            time.sleep(0.2)
+            first = UidLease.claim(base=base, count=3, folder=folder)  # base runs `sleep`: skipped
+            second = UidLease.claim(base=base, count=3, folder=folder)
+            self.assertEqual((first.uid, second.uid), (base + 1, base + 2))
+            with self.assertRaises(OSError):
+                UidLease.claim(base=base, count=3, folder=folder)
+            first.release()
+            self.assertEqual(UidLease.claim(base=base, count=3, folder=folder).uid, base + 1)
+            second.release()
+            os.chmod(folder, 0o733)  # a folder others may write to is refused
+            with self.assertRaises(OSError):
+                UidLease.claim(base=base + 10, count=1, folder=folder)
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+            shutil.rmtree(folder, ignore_errors=True)
 
     def test_limits(self):
         r = self.run_in("b = bytearray(1 << 30)")  # 1 GiB against 512 MiB

@@ -1,0 +1,330 @@
+// roofline: the dial, the compute roof, instruction throughput and RMSNorm.
+#include "roofline.hpp"
+
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/timer.hpp"
+
+namespace roofline {
+
+// The same expf, compiled with --use_fast_math (fast_math.cu).
+void launch_exp_fast_math(const float* in, float* out, std::size_t n, int reps);
+
+std::vector<int> dial_ks() {
+  std::vector<int> ks;
+  for (int k = 1; k <= 2048; k *= 2) ks.push_back(k);
+  return ks;
+}
+
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+
+// f_k(x) of the dial: k fused multiply-adds on one element.
+template <typename T>
+__device__ __forceinline__ T dial_value(T x, int k) {
+  // STUDENT-BEGIN(roofline.dial): k FMAs per element, in independent chains
+  // TASK: Return f_k(x). Start 8 chains at x + c (c = 0..7); use chains = min(k, 8) of them; each
+  // does k / chains steps of v = fma(v, 0.999, 0.001); return the sum of the used chains, in order
+  // (s = 0; s += chain 0; s += chain 1; ...). Independent chains let one thread issue FMAs back to
+  // back; for k >= 8 keep the loop free of per-chain conditions (they cost an instruction each).
+  // HINT: about 20 lines; a fixed-size array of 8 and `#pragma unroll` keep the chains in registers.
+  // STUB: (void)k;
+  // STUB: return x;
+  T acc[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) acc[c] = x + static_cast<T>(c);
+  T s = 0;
+  if (k >= 8) {
+#pragma unroll 4
+    for (int r = 0; r < k / 8; ++r) {
+#pragma unroll
+      for (int c = 0; c < 8; ++c) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+    }
+#pragma unroll
+    for (int c = 0; c < 8; ++c) s += acc[c];
+  } else {  // k chains of one step each
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      if (c < k) s += fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+    }
+  }
+  return s;
+  // STUDENT-END(roofline.dial)
+}
+
+// 16 bytes of T: one load instruction per thread moves 4 floats or 2 doubles.
+template <typename T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+  using type = float4;
+};
+template <>
+struct Vec16<double> {
+  using type = double2;
+};
+
+// Thread t transforms the 16-byte vector t (16 / sizeof(T) elements); the threads past the last
+// whole vector take the remaining elements one each. One 4-byte load per thread cannot keep
+// enough bytes in flight to fill HBM (the latency lab's Little's law); one 16-byte load can.
+template <typename T>
+__global__ void dial_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, int k) {
+  using Vec = typename Vec16<T>::type;
+  constexpr std::size_t kPer = sizeof(Vec) / sizeof(T);
+  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t vectors = n / kPer;
+  if (t < vectors) {
+    Vec v = reinterpret_cast<const Vec*>(in)[t];
+    T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+    for (std::size_t j = 0; j < kPer; ++j) e[j] = dial_value(e[j], k);
+    reinterpret_cast<Vec*>(out)[t] = v;
+  } else {
+    const std::size_t i = vectors * kPer + (t - vectors);
+    if (i < n) out[i] = dial_value(in[i], k);
+  }
+}
+
+template <typename T>
+__global__ void fma_peak_kernel(T* out, long long* cycles, int iters) {
+  const long long start = clock64();
+  T acc[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) acc[c] = static_cast<T>(threadIdx.x + c);
+#pragma unroll 8  // 64 FMAs per loop branch: the counter and the branch take few issue slots
+  for (int r = 0; r < iters; ++r) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c) acc[c] = fma(acc[c], static_cast<T>(0.999), static_cast<T>(0.001));
+  }
+  T s = 0;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) s += acc[c];
+  out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;  // the block's SM cycles, start to end
+}
+
+template <bool Intrinsic>
+__global__ void exp_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int reps) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0;
+  for (int r = 0; r < reps; ++r) {
+    const float v = in[i] + static_cast<float>(r) * (1.0f / 1024);
+    s += Intrinsic ? __expf(v) : expf(v);
+  }
+  out[i] = s;
+}
+
+template <bool ShiftMask>
+__global__ void div_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::size_t n,
+                           std::uint32_t d, std::uint32_t shift, int reps) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  std::uint32_t acc = 0;
+  for (int r = 0; r < reps; ++r) {
+    const std::uint32_t v = in[i] + static_cast<std::uint32_t>(r);
+    acc += ShiftMask ? (v >> shift) + (v & (d - 1)) : v / d + v % d;
+  }
+  out[i] = acc;
+}
+
+template <bool Fused>
+__global__ void mul_add_kernel(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                               float* __restrict__ out, std::size_t n, int reps) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = b[i];
+  const float x = a[i], y = c[i];
+#pragma unroll 16  // the loop's counter and branch would otherwise cost as much as the arithmetic
+  for (int r = 0; r < reps; ++r) v = Fused ? fmaf(x, v, y) : __fadd_rn(__fmul_rn(x, v), y);
+  out[i] = v;
+}
+
+// One row per block of min(cols / 8, 256) threads. Each thread issues up to four 16-byte loads of
+// 8 BF16 values before it waits for any (a 1024-thread block with one load each leaves HBM idle
+// while its warps synchronise); the raw bits stay in registers for the second pass.
+constexpr int kRmsThreads = 256, kRmsLoads = 4;
+
+__device__ __forceinline__ float sum_of_squares(const uint4& raw) {
+  const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
+  float sum = 0;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const float2 v = __bfloat1622float2(pairs[p]);
+    sum += v.x * v.x + v.y * v.y;
+  }
+  return sum;
+}
+
+__global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ y, int cols,
+                               float eps) {
+  __shared__ float partial[kRmsThreads / 32];
+  const int vecs = cols / 8;
+  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * vecs;
+  uint4 raw[kRmsLoads];
+  float sum = 0;
+#pragma unroll
+  for (int u = 0; u < kRmsLoads; ++u) {
+    const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
+    if (j < vecs) raw[u] = x[row + j];
+  }
+#pragma unroll
+  for (int u = 0; u < kRmsLoads; ++u) {
+    if (static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x) < vecs) sum += sum_of_squares(raw[u]);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  if (lane == 0) partial[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    const int warps = static_cast<int>(blockDim.x / 32);
+    sum = lane < warps ? partial[lane] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0) partial[0] = sum;
+  }
+  __syncthreads();
+  const float scale = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
+#pragma unroll
+  for (int u = 0; u < kRmsLoads; ++u) {
+    const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
+    if (j >= vecs) continue;
+    const uint4 wraw = w[j];
+    const __nv_bfloat162* xp = reinterpret_cast<const __nv_bfloat162*>(&raw[u]);
+    const __nv_bfloat162* wp = reinterpret_cast<const __nv_bfloat162*>(&wraw);
+    uint4 result;
+    __nv_bfloat162* rp = reinterpret_cast<__nv_bfloat162*>(&result);
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const float2 v = __bfloat1622float2(xp[p]), g = __bfloat1622float2(wp[p]);
+      rp[p] = __floats2bfloat162_rn(v.x * scale * g.x, v.y * scale * g.y);
+    }
+    y[row + j] = result;
+  }
+}
+
+// Times one launch with events after one untimed launch; returns ms.
+template <typename Launch>
+double time_ms(Launch&& launch) {
+  launch();
+  CUDA_CHECK_LAUNCH("warm-up");
+  cudalab::EventTimer timer;
+  timer.start();
+  launch();
+  timer.stop();
+  CUDA_CHECK_LAUNCH("timed");
+  return timer.elapsed_ms();
+}
+
+}  // namespace
+
+template <typename T>
+void launch_dial(const T* in, T* out, std::size_t n, int k) {
+  if (k < 1) throw std::invalid_argument("launch_dial: k >= 1");
+  if (n == 0) return;
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0) {
+    throw std::invalid_argument("launch_dial: in and out must be 16-byte aligned (as cudaMalloc returns them)");
+  }
+  constexpr std::size_t per = 16 / sizeof(T);
+  const std::size_t threads = n / per + n % per;
+  dial_kernel<T><<<blocks_for(threads), kBlock>>>(in, out, n, k);
+  CUDA_CHECK_LAUNCH("dial_kernel");
+}
+template void launch_dial<float>(const float*, float*, std::size_t, int);
+template void launch_dial<double>(const double*, double*, std::size_t, int);
+
+template <typename T>
+FmaPeak fma_peak(int threads, int iters) {
+  if (threads < 1 || iters < 1) throw std::invalid_argument("fma_peak: threads, iters >= 1");
+  int device = 0, sms = 0, per_sm = 0, max_threads = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
+  if (threads > max_threads) throw std::invalid_argument("fma_peak: more threads than a block may have");
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fma_peak_kernel<T>, threads, 0));
+  if (per_sm < 1) throw std::invalid_argument("fma_peak: a block of this size does not fit on an SM");
+  const int blocks = sms * per_sm;  // exactly one full wave: every block runs from start to end
+  cudalab::DeviceBuffer<T> out(static_cast<std::size_t>(blocks) * threads);
+  cudalab::DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks));
+  const double ms = time_ms([&] { fma_peak_kernel<T><<<blocks, threads>>>(out.data(), cycles.data(), iters); });
+  const auto c = cycles.download();
+  FmaPeak peak;
+  peak.flops = 2.0 * 8.0 * iters * static_cast<double>(blocks) * threads / (ms * 1e-3);
+  peak.clock_hz = static_cast<double>(*std::max_element(c.begin(), c.end())) / (ms * 1e-3);
+  return peak;
+}
+template FmaPeak fma_peak<float>(int, int);
+template FmaPeak fma_peak<double>(int, int);
+
+double exp_throughput(ExpKind kind, const std::vector<float>& in, int reps, std::vector<float>* out) {
+  cudalab::DeviceBuffer<float> d_in(in), d_out(in.size());
+  const std::size_t n = in.size();
+  const double ms = time_ms([&] {
+    switch (kind) {
+      case ExpKind::kExpf: exp_kernel<false><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, reps); break;
+      case ExpKind::kIntrinsic: exp_kernel<true><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, reps); break;
+      case ExpKind::kFastMath: launch_exp_fast_math(d_in.data(), d_out.data(), n, reps); break;
+    }
+  });
+  if (out != nullptr) *out = d_out.download();
+  return static_cast<double>(n) * reps / (ms * 1e-3);
+}
+
+double div_throughput(DivKind kind, const std::vector<std::uint32_t>& in, std::uint32_t divisor, int reps,
+                      std::vector<std::uint32_t>* out) {
+  if (divisor == 0) throw std::invalid_argument("div_throughput: divisor 0");
+  std::uint32_t shift = 0;
+  while ((std::uint32_t{1} << shift) < divisor) ++shift;
+  if (kind == DivKind::kShiftMask && (std::uint32_t{1} << shift) != divisor) {
+    throw std::invalid_argument("div_throughput: shift and mask need a power of two");
+  }
+  cudalab::DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+  const std::size_t n = in.size();
+  const double ms = time_ms([&] {
+    if (kind == DivKind::kShiftMask) {
+      div_kernel<true><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, divisor, shift, reps);
+    } else {
+      div_kernel<false><<<blocks_for(n), kBlock>>>(d_in.data(), d_out.data(), n, divisor, shift, reps);
+    }
+  });
+  if (out != nullptr) *out = d_out.download();
+  return static_cast<double>(n) * reps / (ms * 1e-3);
+}
+
+double fma_vs_mul_add(bool fused, const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
+                      int reps, std::vector<float>* out) {
+  cudalab::DeviceBuffer<float> d_a(a), d_b(b), d_c(c), d_out(a.size());
+  const std::size_t n = a.size();
+  const double ms = time_ms([&] {
+    if (fused) {
+      mul_add_kernel<true><<<blocks_for(n), kBlock>>>(d_a.data(), d_b.data(), d_c.data(), d_out.data(), n, reps);
+    } else {
+      mul_add_kernel<false><<<blocks_for(n), kBlock>>>(d_a.data(), d_b.data(), d_c.data(), d_out.data(), n, reps);
+    }
+  });
+  if (out != nullptr) *out = d_out.download();
+  return static_cast<double>(n) * reps / (ms * 1e-3);
+}
+
+void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps) {
+  if (cols % 256 != 0 || cols < 256 || cols > 8192 || rows < 1) {  // whole warps of 8-value loads
+    throw std::invalid_argument("launch_rmsnorm: cols a multiple of 256 in 256 .. 8192, rows >= 1");
+  }
+  const int threads = std::min(cols / 8, kRmsThreads);  // cols / 8 <= kRmsLoads * threads
+  rmsnorm_kernel<<<static_cast<unsigned>(rows), static_cast<unsigned>(threads)>>>(
+      reinterpret_cast<const uint4*>(x), reinterpret_cast<const uint4*>(w), reinterpret_cast<uint4*>(y), cols, eps);
+  CUDA_CHECK_LAUNCH("rmsnorm_kernel");
+}
+
+}  // namespace roofline
