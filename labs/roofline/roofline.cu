@@ -10,6 +10,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/timer.hpp"
+#include "common/vector_types.cuh"
 
 namespace roofline {
 
@@ -61,24 +62,12 @@ __device__ __forceinline__ T dial_value(T x, int k) {
   // STUDENT-END(roofline.dial)
 }
 
-// 16 bytes of T: one load instruction per thread moves 4 floats or 2 doubles.
-template <typename T>
-struct Vec16;
-template <>
-struct Vec16<float> {
-  using type = float4;
-};
-template <>
-struct Vec16<double> {
-  using type = double2;
-};
-
 // Thread t transforms the 16-byte vector t (16 / sizeof(T) elements); the threads past the last
 // whole vector take the remaining elements one each. One 4-byte load per thread cannot keep
 // enough bytes in flight to fill HBM (the latency lab's Little's law); one 16-byte load can.
 template <typename T>
 __global__ void dial_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, int k) {
-  using Vec = typename Vec16<T>::type;
+  using Vec = cudalab::vec16_t<T>;  // 4 floats or 2 doubles
   constexpr std::size_t kPer = sizeof(Vec) / sizeof(T);
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t vectors = n / kPer;

@@ -26,6 +26,7 @@ and writes its report where no test can reach; each test runs through `launcher(
 sandbox that sees /grade/src and /grade/build read-only, without the test sources, and not the
 report.
 """
+import contextlib
 import fcntl
 import glob
 import os
@@ -267,10 +268,20 @@ class Sandbox:
         self.uid, self.lease = uid, lease  # the uid it drops to (as root), and its lease
         self.no_lease = None  # why it shares uid 65534, if it does
 
+    @contextlib.contextmanager
     def own_uid(self):
-        """A context manager: a copy of this sandbox with a uid leased for the `with` block
-        (grade one submission in it), or this sandbox itself when it does not drop to a uid."""
-        return _OwnUid(self)
+        """A copy of this sandbox with a uid leased for the `with` block (grade one submission in
+        it), or this sandbox itself when it does not drop to a uid of its own."""
+        if not self.drop_to_nobody or not self.lease:
+            yield self
+            return
+        lease = UidLease.claim()
+        copy = Sandbox(self.bwrap, True, limits=self.limits, uid=lease.uid, lease=lease)
+        copy.hidden = list(self.hidden)
+        try:
+            yield copy
+        finally:
+            copy.close()
 
     def close(self):
         if self.lease:
@@ -417,21 +428,3 @@ class Sandbox:
                 os.lchown(dirpath, self.uid, self.uid)
                 for n in dirnames + filenames:
                     os.lchown(os.path.join(dirpath, n), self.uid, self.uid)
-
-
-class _OwnUid:
-    def __init__(self, box):
-        self.box, self.copy = box, None
-
-    def __enter__(self):
-        if not self.box.drop_to_nobody or not self.box.lease:
-            return self.box
-        lease = UidLease.claim()
-        self.copy = Sandbox(self.box.bwrap, True, limits=self.box.limits, uid=lease.uid, lease=lease)
-        self.copy.hidden = list(self.box.hidden)
-        return self.copy
-
-    def __exit__(self, *exc):
-        if self.copy:
-            self.copy.close()
-        return False
