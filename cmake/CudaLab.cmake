@@ -121,7 +121,7 @@ endfunction()
 # (CMake's GoogleTest module sets SKIP_REGULAR_EXPRESSION for every discovered test).
 function(cudalab_add_gtest target labels)
   add_executable(${target} ${ARGN})
-  target_link_libraries(${target} PRIVATE cudalab::common cudalab::testing GTest::gtest GTest::gtest_main
+  target_link_libraries(${target} PRIVATE cudalab::common cudalab::testing GTest::gtest cudalab_test_main
                                           nlohmann_json::nlohmann_json)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   cudalab_warnings(${target})
@@ -135,6 +135,10 @@ function(cudalab_add_gtest target labels)
                      "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${target}>)
     set_tests_properties(${target} PROPERTIES LABELS "${labels};gtest_batch" TIMEOUT 3600 COST 100 SKIP_RETURN_CODE 77)  # long: start early
     return()
+  endif()
+  if(CUDALAB_TEST_LAUNCHER)  # graded one case per process: the verdict channel decides, not the exit status
+    set_target_properties(${target} PROPERTIES CROSSCOMPILING_EMULATOR
+      "${Python3_EXECUTABLE};${PROJECT_SOURCE_DIR}/scripts/gtest_batch.py;--single;--launcher=${CUDALAB_TEST_LAUNCHER};--")
   endif()
   gtest_discover_tests(${target}
     DISCOVERY_MODE PRE_TEST

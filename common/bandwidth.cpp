@@ -27,9 +27,28 @@ Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbp
     t.add_row({r.name, Value(r.timing.median_ms, 4), Value(r.timing.min_ms, 4), Value(r.timing.max_ms, 4),
                Value(g, 0), Value(percent(g, peak_gbps), 1), Value(percent(g, copy_gbps), 1),
                Value(r.timing.median_ms > 0 ? base_ms / r.timing.median_ms : 0.0, 2),
-               Value(r.correct ? "yes" : "NO")});
+               Value(!r.correct ? "NO" : r.suspect.empty() ? "yes" : "suspect")});
   }
   return t;
+}
+
+int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes) {
+  int marked = 0;
+  for (auto& r : results) {
+    if (!r.correct || !r.suspect.empty()) continue;
+    const double g = r.gbps();
+    if (r.timing.work_outside_the_timed_stream()) {
+      r.suspect = fmt::format("the host waited {:.4f} ms per launch, the events saw {:.4f} ms: work outside the timed stream",
+                              r.timing.host_median_ms, r.timing.median_ms);
+    } else if (peak_gbps > 0 && g > peak_gbps) {
+      r.suspect = fmt::format("{:.0f} GB/s is above the theoretical peak of {:.0f} GB/s", g, peak_gbps);
+    } else if (copy_gbps > 0 && r.bytes > l2_bytes && g > kCopyCeilingMargin * copy_gbps) {
+      r.suspect = fmt::format("{:.0f} GB/s is {:.2f} x the copy ceiling of this run for {} (more than the L2 holds)", g,
+                              g / copy_gbps, human_bytes(r.bytes));
+    }
+    marked += r.suspect.empty() ? 0 : 1;
+  }
+  return marked;
 }
 
 std::string human_bytes(double bytes) {

@@ -16,11 +16,21 @@ struct VariantResult {
   Timing timing;
   double bytes = 0;    // bytes the kernel must read + write (the napkin-math minimum)
   bool correct = false;
+  std::string suspect;  // non-empty: why this result is not believed (mark_suspects), never ranked
   double gbps() const { return cudalab::gbps(bytes, timing.median_ms); }
 };
 
+// A result faster than physics is an error to explain, never a record: marks (VariantResult::
+// suspect) each correct result above the theoretical peak, above kCopyCeilingMargin x the copy
+// ceiling of the same run while it moves more bytes than the L2 holds, or whose timed launches
+// left work the events did not wait for (Timing::work_outside_the_timed_stream). The margin:
+// a kernel that reads two streams and writes one can beat cudaMemcpy's one-to-one copy by a few
+// percent (vec_add), never by ten. Returns how many it marked.
+constexpr double kCopyCeilingMargin = 1.10;
+int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes);
+
 // Columns: variant, median/min/max ms, GB/s, % peak, % copy, speedup (the first row's median
-// time / this row's), ok.
+// time / this row's), ok ("yes", "NO", or "suspect" for a result mark_suspects did not believe).
 Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbps, double copy_gbps);
 
 // The one memory cap of every lab: 90% of the current device's free memory. The rest is room

@@ -23,6 +23,23 @@ void report_setup(Report& report, const DeviceFacts& facts, const std::string& t
   report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
 }
 
+namespace {
+void mark_suspects_of(RungResult& r) {
+  std::vector<VariantResult> one{r.result};
+  mark_suspects(one, 0, 0, 0);  // only the host-clock rule: peak and copy come with the report
+  r.result.suspect = one.front().suspect;
+}
+
+double current_l2_bytes() {
+  int device = 0, l2 = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return static_cast<double>(l2);
+}
+}  // namespace
+
 LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
   LadderResult ladder;
   for (const Rung& rung : rungs) {
@@ -40,14 +57,24 @@ LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
     if (rung.poison) rung.poison();
     rung.launch();
     CUDA_CHECK(cudaDeviceSynchronize());
-    r.result.correct = rung.check();
+    const bool before = rung.check();
+    r.result.timing = bench.run(rung.launch, nullptr, rung.poison ? rung.poison : std::function<void()>{});
+    const bool after = before && rung.check();  // what the last timed launch wrote
+    r.wrong_after_timing = before && !after;
+    r.result.correct = after;
     ladder.all_ok = ladder.all_ok && r.result.correct;
-    r.result.timing = bench.run(rung.launch);
+    if (r.result.timing.work_outside_the_timed_stream()) mark_suspects_of(r);
     ladder.rungs.push_back(std::move(r));
   }
+  choose_best(ladder);
+  return ladder;
+}
+
+void choose_best(LadderResult& ladder) {
+  ladder.best = -1;
   for (std::size_t i = 0; i < ladder.rungs.size(); ++i) {
     const VariantResult& r = ladder.rungs[i].result;
-    if (!r.correct) continue;
+    if (!r.correct || !r.suspect.empty()) continue;
     if (ladder.best < 0) {
       ladder.best = static_cast<int>(i);
       continue;
@@ -56,18 +83,28 @@ LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
     const bool faster = r.bytes > 0 ? r.gbps() > b.gbps() : r.timing.median_ms < b.timing.median_ms;
     if (faster) ladder.best = static_cast<int>(i);
   }
-  return ladder;
 }
 
 std::vector<std::string> fallback_notes(const LadderResult& ladder) {
   std::vector<std::string> notes;
   for (const auto& r : ladder.rungs) {
     if (!r.fallback.empty()) notes.push_back(fmt::format("{}: {}", r.result.name, r.fallback));
+    if (r.wrong_after_timing) notes.push_back(fmt::format("{}: right before timing, wrong after the last timed launch", r.result.name));
+    if (!r.result.suspect.empty()) notes.push_back(fmt::format("{}: suspect, not ranked: {}", r.result.name, r.result.suspect));
   }
   return notes;
 }
 
-void report_ladder(Report& report, const LadderResult& ladder, double peak_gbps, double copy_gbps, int repeat) {
+void judge_physics(LadderResult& ladder, double peak_gbps, double copy_gbps) {
+  std::vector<VariantResult> results = ladder.results();
+  mark_suspects(results, peak_gbps, copy_gbps, current_l2_bytes());
+  for (std::size_t i = 0; i < results.size(); ++i) ladder.rungs[i].result.suspect = results[i].suspect;
+  choose_best(ladder);
+}
+
+void report_ladder(Report& report, const LadderResult& measured, double peak_gbps, double copy_gbps, int repeat) {
+  LadderResult ladder = measured;
+  judge_physics(ladder, peak_gbps, copy_gbps);
   report.heading(fmt::format("Kernel time (median of {}, L2 flushed before each)", repeat));
   report.table("variants", bandwidth_table(ladder.results(), peak_gbps, copy_gbps));
   for (const auto& line : fallback_notes(ladder)) report.note("  " + line);
@@ -87,7 +124,7 @@ Table sweep_table(std::vector<Column> size_columns, Column versus) {
 
 void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantResult& r, Value versus) {
   size_cells.insert(size_cells.end(), {r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0), std::move(versus),
-                                       r.correct ? "yes" : "NO"});
+                                       !r.correct ? "NO" : r.suspect.empty() ? "yes" : "suspect"});
   table.add_row(std::move(size_cells));
 }
 

@@ -5,8 +5,10 @@
 // how to launch, how to check the result against the CPU reference, the bytes one launch must
 // move. run_ladder then does for every lab what each main() used to write by hand:
 //
-//   for each rung:  poison -> launch -> check (first mismatch on stderr) -> time (Benchmarker)
-//   then:           GB/s, % of peak, % of the copy ceiling, the best correct variant
+//   for each rung:  poison -> launch -> check (first mismatch on stderr) -> time (Benchmarker),
+//                   the output poisoned again before the last timed launch -> check again
+//   then:           GB/s, % of peak, % of the copy ceiling, the best correct variant; a result
+//                   faster than physics is "suspect" (mark_suspects), never the best
 //
 // and report_ladder prints the standard table and the best_* fields (text or --json). A variant
 // that cannot run as asked (a vector kernel given misaligned pointers) carries its reason in
@@ -41,6 +43,7 @@ struct RungResult {
   VariantResult result;             // name, timing, bytes, correct
   double first_launch_ms = -1;      // with Rung::time_first_launch
   std::string fallback;
+  bool wrong_after_timing = false;  // right before timing, wrong after the last timed launch
 };
 
 struct LadderResult {
@@ -55,8 +58,17 @@ struct LadderResult {
 // block, theoretical DRAM bandwidth.
 void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block);
 
-// Runs every rung: first launch (timed when asked), poison, launch, check, then `bench.run`.
+// Runs every rung: first launch (timed when asked), poison, launch, check, then `bench.run` with
+// the output poisoned before its last timed launch, and the check again after it: a kernel that
+// computes only on its first launches is wrong, not fast.
 LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs);
+
+// The fastest correct rung that is not suspect (LadderResult::best; -1 when none).
+void choose_best(LadderResult& ladder);
+
+// Marks the rungs faster than physics (mark_suspects with this run's peak, copy ceiling and the
+// device's L2) and chooses the best again without them. report_ladder calls it.
+void judge_physics(LadderResult& ladder, double peak_gbps, double copy_gbps);
 
 // The standard report of a bandwidth ladder: heading, the "variants" table (bandwidth_table),
 // a note per fallback, and the fields best_variant, best_gbps, best_over_copy.

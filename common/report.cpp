@@ -1,5 +1,10 @@
 #include "common/report.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -120,9 +125,32 @@ void Report::end_item() { impl_->current = &impl_->doc; }
 
 std::string Report::json_text() const { return impl_->doc.dump(2); }
 
+namespace {
+// The grader's result channel: with --json and CUDALAB_REPORT_FD naming a pipe the grader opened,
+// the document goes there instead of stdout, where the code under test could print a report of
+// its own (scripts/labgrade/leaderboard.py reads the pipe, never the lab's stdout).
+bool write_to_report_fd(const std::string& text) {
+  const char* fd_text = std::getenv("CUDALAB_REPORT_FD");
+  if (fd_text == nullptr) return false;
+  char* end = nullptr;
+  const long fd = std::strtol(fd_text, &end, 10);
+  if (end == fd_text || *end != '\0' || fd <= 2 || fd >= 1024) return false;
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(static_cast<int>(fd), p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+}  // namespace
+
 void Report::finish() {
   finished_ = true;
-  if (json_) fmt::print(out_, "{}\n", impl_->doc.dump(2));
+  if (json_ && !write_to_report_fd(impl_->doc.dump(2) + "\n")) fmt::print(out_, "{}\n", impl_->doc.dump(2));
   std::fflush(out_);
 }
 

@@ -66,6 +66,12 @@ Benchmarker::Benchmarker(BenchmarkOptions options)
   if (options_.warmup < 0 || options_.repeat < 1) {
     throw std::invalid_argument("Benchmarker: warmup must be >= 0 and repeat >= 1");
   }
+  // GPUs before Ampere have no persisting L2: the limit is then unsupported, and nothing persists.
+  if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0) != cudaSuccess) (void)cudaGetLastError();
+}
+
+void Benchmarker::reset_persisting_l2() {
+  if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
 }
 
 CopyCeiling measure_copy_ceiling(Benchmarker& bench, std::size_t max_bytes) {

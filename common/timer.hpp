@@ -4,7 +4,9 @@
 // vec_add --l2-sweep - is not measured from cache), N repetitions, and min / median / max.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,16 @@ struct BenchmarkOptions {
 struct Timing {
   std::vector<double> samples_ms;
   double min_ms = 0, median_ms = 0, max_ms = 0;
+  // The host's clock around each timed repetition, from its start event to a device-wide
+  // synchronise after its stop event: work the events did not wait for (another stream's) shows
+  // here and not in samples_ms.
+  std::vector<double> host_samples_ms;
+  double host_median_ms = 0;
+  // The host saw much longer than the events: the timed launch left work on another stream.
+  bool work_outside_the_timed_stream() const {
+    return !host_samples_ms.empty() && host_median_ms > 1.5 * median_ms + kHostSlackMs;
+  }
+  static constexpr double kHostSlackMs = 0.1;  // launch + event + synchronise, with room to spare
 };
 
 // min / median / max of the samples (median of an even count: mean of the middle two).
@@ -65,24 +77,42 @@ class Benchmarker {
   const BenchmarkOptions& options() const { return options_; }
 
   // Runs `launch()` (which enqueues work on `stream`) warmup + repeat times and times each
-  // repetition with events. Launch errors surface as CudaError.
+  // repetition with events, and with the host's clock up to a device-wide synchronise (Timing::
+  // host_samples_ms). `before_last`, when given, runs before the last timed repetition, outside
+  // the timing (the driver poisons the output there, so the check after timing sees what the
+  // last timed launch wrote). Persisting L2 lines are reset before timing. Launch errors
+  // surface as CudaError.
   template <typename Launch>
-  Timing run(Launch&& launch, cudaStream_t stream = nullptr) {
+  Timing run(Launch&& launch, cudaStream_t stream = nullptr, const std::function<void()>& before_last = {}) {
+    reset_persisting_l2();
     for (int i = 0; i < options_.warmup; ++i) launch();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> samples;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> samples, host;
     samples.reserve(static_cast<std::size_t>(options_.repeat));
+    host.reserve(static_cast<std::size_t>(options_.repeat));
     for (int i = 0; i < options_.repeat; ++i) {
+      if (before_last && i + 1 == options_.repeat) before_last();
       if (options_.flush_l2) flusher_.flush(stream);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const auto host_start = std::chrono::steady_clock::now();
       timer_.start(stream);
       launch();
       timer_.stop(stream);
       samples.push_back(timer_.elapsed_ms());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count());
     }
-    return summarize(std::move(samples));
+    Timing t = summarize(std::move(samples));
+    t.host_samples_ms = host;
+    t.host_median_ms = summarize(std::move(host)).median_ms;
+    return t;
   }
 
  private:
+  // No persisting L2 lines (cudaLimitPersistingL2CacheSize 0, reset before each run): a kernel's
+  // access policy could otherwise keep its inputs in L2 across the flush.
+  static void reset_persisting_l2();
+
   BenchmarkOptions options_;
   L2Flusher flusher_;
   EventTimer timer_;

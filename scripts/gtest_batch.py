@@ -4,6 +4,12 @@ case, and write one JUnit report with a result per case.
 
   scripts/gtest_batch.py --junit OUT.xml --timeout 120 [--launcher CMD] -- BINARY [gtest args]
   scripts/gtest_batch.py --list [--launcher CMD] -- BINARY       # the case names, one per line
+  scripts/gtest_batch.py --single [--launcher CMD] -- BINARY --gtest_filter=CASE   # ctest's per-case run
+
+Verdicts come from the verdict channel, never from what the binary prints: a pipe named in
+CUDALAB_VERDICT_FD that the suite's test main (tests/support/verdict_main.cpp) writes one START and
+one END line per case to. A case that printed "[       OK ]" but sent no END line failed; a process
+that exits 0 before its cases ran passed nothing.
 
 A GPU test binary pays for its CUDA context once instead of once per case (ctest's one process per
 case spends seconds per case on a busy GPU). A case that runs past --timeout is killed with its
@@ -17,6 +23,7 @@ without a GPU: ctest reports the test skipped, SKIP_RETURN_CODE 77, with the rea
 """
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -27,12 +34,13 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import script_cli  # noqa: E402
 
-RUN = re.compile(r"^\[ RUN      \] (\S+)")
-DONE = re.compile(r"^\[ +(OK|FAILED|SKIPPED) +\] ([^\s,]+)(,| \(|$)")
-
-
 def fail(code, message):
     script_cli.fail("gtest_batch", code, message)
+
+
+RUN = re.compile(r"^\[ RUN      \] (\S+)")  # stdout: only to file what a case printed under its name
+VERDICT = re.compile(r"^(START|END) (\S+)(?: (passed|failed|skipped))?$")
+VERDICT_ENV = "CUDALAB_VERDICT_FD"  # read by tests/support/verdict_main.cpp
 
 
 def list_cases(command):
@@ -52,44 +60,103 @@ def list_cases(command):
     return cases
 
 
-def run_some(command, cases, timeout, out_lines):
+def run_some(command, cases, timeout, out_lines, gtest_args=None):
     """Runs `cases` in one process until it ends or a case passes `timeout`.
     Returns ({case: (status, its output, seconds)} of the cases that finished, the case that timed
-    out or crashed or None, whether that one timed out)."""
-    proc = subprocess.Popen(command + ["--gtest_filter=" + ":".join(cases)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    os.set_blocking(proc.stdout.fileno(), False)
-    current, started, buf, done, lines_of_case = None, time.time(), b"", {}, []
-    timed_out = False
-    while True:
-        chunk = proc.stdout.read()
-        if chunk:
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for raw in lines:
-                line = raw.decode("utf-8", "replace")
+    out or crashed or None, whether that one timed out).
+
+    Which case runs and how it ended come from the verdict channel alone: a pipe whose write end
+    the process finds in CUDALAB_VERDICT_FD, written by the suite's test main (START / END lines).
+    What the process prints on stdout is kept as each case's output, never read as a verdict: the
+    student's code runs in that process and could print anything."""
+    read_fd, write_fd = os.pipe()
+    env = dict(os.environ, **{VERDICT_ENV: str(write_fd)})
+    args = gtest_args if gtest_args is not None else ["--gtest_filter=" + ":".join(cases)]
+    try:
+        proc = subprocess.Popen(command + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True, pass_fds=(write_fd,), env=env)
+    finally:
+        os.close(write_fd)
+    streams = {proc.stdout.fileno(): b"", read_fd: b""}
+    for fd in streams:
+        os.set_blocking(fd, False)
+    done, timed_out, open_fds = {}, False, set(streams)
+    state = {"current": None, "started": time.time(), "printing": None}
+    printed = {}  # case: the lines stdout shows under its "[ RUN ]" line (messages, never verdicts)
+
+    def take(fd):
+        """Reads what `fd` holds now; False at its end."""
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            open_fds.discard(fd)
+            return False
+        streams[fd] += chunk
+        *lines, streams[fd] = streams[fd].split(b"\n")
+        for raw in lines:
+            line = raw.decode("utf-8", "replace")
+            if fd != read_fd:
                 out_lines.append(line)
                 m = RUN.match(line)
                 if m:
-                    current, started, lines_of_case = m.group(1), time.time(), []
-                    continue
-                m = DONE.match(line)
-                if m and m.group(2) == current:
-                    status = {"OK": "passed", "FAILED": "failed", "SKIPPED": "skipped"}[m.group(1)]
-                    done[current] = (status, "\n".join(lines_of_case)[-2000:], time.time() - started)
-                    current = None
-                elif current:
-                    lines_of_case.append(line)
-        if proc.poll() is not None and not chunk:
-            break
+                    state["printing"] = m.group(1)
+                elif state["printing"]:
+                    printed.setdefault(state["printing"], []).append(line)
+                continue
+            m = VERDICT.match(line)
+            if not m:
+                continue
+            if m.group(1) == "START" and m.group(3) is None:
+                state.update(current=m.group(2), started=time.time())
+            elif m.group(1) == "END" and m.group(2) == state["current"] and m.group(3):
+                case = state["current"]
+                done[case] = (m.group(3), "\n".join(printed.get(case, []))[-2000:], time.time() - state["started"])
+                state["current"] = None
+        return True
+
+    while open_fds:
+        ready, _, _ = select.select(list(open_fds), [], [], 0.05)
+        for fd in sorted(ready, key=lambda f: f == read_fd):  # stdout first
+            if fd in open_fds:
+                take(fd)
+        current, started = state["current"], state["started"]
         if current and time.time() - started > timeout:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
             timed_out = True
             break
-        if not chunk:
-            time.sleep(0.01)
-    return done, current, timed_out
+        if not ready and proc.poll() is not None and not open_fds - {read_fd}:
+            break  # the process is gone and its output read: a child holding the pipe does not stall us
+    proc.wait()
+    os.close(read_fd)
+    done = {c: (status, "\n".join(printed.get(c, []))[-2000:], sec) for c, (status, _, sec) in done.items()}
+    return done, state["current"], timed_out
+
+
+def run_one(command, gtest_args):
+    """--single (ctest's one process per case, --per-case): runs the case(s) ctest asked for through
+    the verdict channel and exits 0 only when each case that ran reported passed or skipped on it
+    and at least one ran; a skipped case prints GoogleTest's SKIPPED marker for ctest. The listing
+    ctest asks for passes through unchanged."""
+    if any(a.startswith("--gtest_list_tests") for a in gtest_args):
+        os.execvp(command[0], command + gtest_args)
+    lines = []
+    done, stuck, _ = run_some(command, [], 1e9, lines, gtest_args)
+    print("\n".join(lines))
+    if stuck:
+        print(f"gtest_batch: {stuck} started and never reported an end (crash or exit)")
+        return 1
+    if not done:
+        print("gtest_batch: no case reported a result on the verdict channel")
+        return 1
+    bad = [c for c, r in done.items() if r[0] == "failed"]
+    if bad:
+        print(f"gtest_batch: failed: {' '.join(bad)}")
+        return 1
+    if all(r[0] == "skipped" for r in done.values()):
+        print("[  SKIPPED ] (verdict channel)")
+    return 0
 
 
 def write_junit(path, results):
@@ -116,12 +183,15 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--launcher", default="", help="command every process starts through (the grader's sandbox)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--single", action="store_true", help="one ctest case: the verdict channel decides the exit status")
     args = ap.parse_args(argv[:split])
     rest = argv[split + 1:]
     if not rest:
         fail(2, "give the binary after --")
     if args.timeout <= 0:
         fail(2, "--timeout must be positive")
+    if args.single:
+        return run_one(shlex.split(args.launcher) + rest[:1], rest[1:])
     if not args.list and not args.junit:
         fail(2, "--junit is required (or --list)")
     command = shlex.split(args.launcher) + rest
@@ -132,6 +202,8 @@ def main():
     if args.list:
         print("\n".join(cases))
         return 0
+    if not cases:
+        fail(3, f"{rest[0]} lists no cases")
     results, remaining, out_lines, processes = {}, list(cases), [], 0
     while remaining:
         processes += 1

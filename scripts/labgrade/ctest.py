@@ -50,7 +50,7 @@ def folder_bytes(top):
     return total
 
 
-def run_bounded(cmd, timeout, preexec_fn=None, watch=None, keep_bytes=1 << 20):
+def run_bounded(cmd, timeout, preexec_fn=None, watch=None, keep_bytes=1 << 20, pass_fds=()):
     """Runs cmd in its own process group; past `timeout` seconds, or once the folder watch[0]
     holds more than watch[1] bytes (checked every 2 s), the whole group is killed.
     Output is kept to its last keep_bytes per stream (all of it for None); .timed_out / .over_disk say why it was killed."""
@@ -59,7 +59,7 @@ def run_bounded(cmd, timeout, preexec_fn=None, watch=None, keep_bytes=1 << 20):
             preexec_fn()  # it makes the session itself
         else:
             os.setsid()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=start)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=start, pass_fds=pass_fds)
     deadline = time.time() + (timeout or 1e9)
     timed_out = over_disk = False
     out = err = b""

@@ -9,15 +9,17 @@ region files rebuilt and its labs' tests run, all in sandboxes (docs/grading-sec
          lab's tests, score them against the fixed list
 """
 import csv
+import glob
 import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
 
-from . import ctest, leaderboard, regions as regions_mod, results, submission, suite
+from . import ctest, leaderboard, regions as regions_mod, results, submission, suite, symbols
 from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup
 
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
@@ -55,12 +57,12 @@ class Workspace:
             return {"src": SRC, "build": BUILD, "out": OUT, "tools": TOOLS}[which]
         return getattr(self, which)
 
-    def wrap(self, build_writable=True, with_out=False):
+    def wrap(self, build_writable=True, with_out=False, extra_env=None):
         def wrap_cmd(cmd):
             if not self.box:
                 return cmd
             return self.box.command(cmd, src=self.src, build=self.build, out=self.out if with_out else None,
-                                    tools=self.tools, build_writable=build_writable, env=self.env)
+                                    tools=self.tools, build_writable=build_writable, env={**self.env, **(extra_env or {})})
         return wrap_cmd
 
     def runner(self, build_writable=True, with_out=False):
@@ -73,10 +75,15 @@ class Workspace:
         if self.box:
             self.box.preexec()
 
-    def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None, keep_bytes=1 << 20):
-        return ctest.run_bounded(self.wrap(build_writable, with_out)(cmd), timeout,
+    def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None, keep_bytes=1 << 20, extra_env=None,
+            pass_fds=()):
+        """`extra_env` and `pass_fds`: a variable and the open file it names (the grader's result
+        pipe); without a sandbox the variable is set in the command's own environment."""
+        if extra_env and not self.box:
+            cmd = ["env"] + [f"{k}={v}" for k, v in extra_env.items()] + list(cmd)
+        return ctest.run_bounded(self.wrap(build_writable, with_out, extra_env)(cmd), timeout,
                                  preexec_fn=self.preexec if self.box or self.group else None, watch=watch,
-                                 keep_bytes=keep_bytes)
+                                 keep_bytes=keep_bytes, pass_fds=pass_fds)
 
 
 def lab_targets(labs):
@@ -117,6 +124,7 @@ class Grader:
         self.regions = {}
         self.listed = []
         self.batches = {}  # ctest tests that run a whole GoogleTest binary: their labels
+        self.base_objects = {}  # region file: (symbols, bytes) of its object in the base build
 
     # ---- the base: built once ------------------------------------------------------------
     def configure_args(self, ws):
@@ -255,6 +263,56 @@ class Grader:
                     f.write(spliced)
         return outcome
 
+    def object_of(self, root, rel):
+        """The object file the build folder `root` compiles the region file `rel` into, or None."""
+        lab = rel.split("/")[1] if rel.startswith("labs/") else ""
+        name = os.path.basename(rel) + ".o"
+        found = glob.glob(os.path.join(root, "lab_targets", lab, "CMakeFiles", "*.dir", "**", name), recursive=True)
+        return found[0] if len(found) == 1 else None
+
+    def object_table(self, path):
+        """parse_nm of an object file, and its bytes."""
+        nm = subprocess.run(["nm", "-P", path], capture_output=True, text=True, timeout=120)
+        if nm.returncode != 0:
+            raise OSError(f"nm {path}: {nm.stderr.strip()[-200:]}")
+        with open(path, "rb") as f:
+            return symbols.parse_nm(nm.stdout), f.read()
+
+    def demangler(self, names):
+        names = sorted(names)
+        run = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, timeout=120)
+        readable = run.stdout.split("\n") if run.returncode == 0 else names
+        table = dict(zip(names, readable))
+        return lambda n: table.get(n, n)
+
+    def vet_objects(self, ws, outcome, broken):
+        """The allow-list on what was compiled (labgrade/symbols.py): for each region file with a
+        region taken, its object against the base's. Marks the taken regions of a refused file
+        and returns the refused files."""
+        refused = []
+        for rel, rs in self.regions.items():
+            taken = [r for r in rs if outcome.get(r.id) == "taken"]
+            if not taken or taken[0].lab in broken:
+                continue
+            mine, base = self.object_of(ws.build, rel), self.object_of(self.base.build, rel)
+            try:
+                if not mine or not base:
+                    raise OSError(f"no object file for {rel}")
+                spliced, spliced_bytes = self.object_table(mine)
+                if rel not in self.base_objects:
+                    self.base_objects[rel] = self.object_table(base)
+                base_syms, base_bytes = self.base_objects[rel]
+                problems = symbols.check(spliced, base_syms, self.demangler(set(spliced) | set(base_syms)),
+                                         spliced_bytes, base_bytes, taken[0].lab)
+            except (OSError, subprocess.SubprocessError) as e:
+                problems = [f"its compiled code cannot be checked ({e})"]
+            if problems:
+                refused.append(rel)
+                why = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+                for r in taken:
+                    outcome[r.id] = f"rejected: the compiled {os.path.basename(rel)} {why}"
+        return refused
+
     def grade_one(self, path, out, env=None):
         """Grades the submission at `path` into `out` (results.json, junit per lab, feedback).
         Raises submission.Unreadable for what cannot be read; everything after that is the
@@ -284,6 +342,11 @@ class Grader:
             if box:
                 box.prepare_writable(ws.build, ws.out)
             broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())))
+            refused = self.vet_objects(ws, outcome, broken)
+            if refused:  # those files back to the base's (their regions not taken), and built again
+                for rel in refused:
+                    shutil.copyfile(os.path.join(self.base.src, rel), os.path.join(ws.src, rel))
+                broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())))
             tests = []
             for lab in self.labs:
                 listed = [t for t in self.listed if t.lab == lab]
@@ -325,7 +388,7 @@ class Grader:
                                         {"not_compiling": sorted(broken), "regions": outcome})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]
-                data["extra_data"]["leaderboard"] = leaderboard.measure(ws, built, data["extra_data"]["tasks"])
+                data["extra_data"]["leaderboard"] = leaderboard.measure(ws, built, data["extra_data"]["tasks"], deadline)
             data["output"] = "\n".join(feedback + [data["output"]])
             os.makedirs(out, exist_ok=True)
             with open(os.path.join(out, "results.json"), "w") as f:

@@ -2,22 +2,40 @@
 of the copy ceiling the lab measured in the same run (the GPU's own cudaMemcpy), in Markdown and
 CSV. Opt-in; it names submissions only (their results-folder names), never students' scores.
 
-The measurement is the lab executable with --json, run in the submission's sandbox after its
-tests, on a size large enough to leave the caches: each variant row gives gbps and
-percent_of_copy. A task ranks a submission only when every test of the task passed and the lab
-itself reported the variant correct.
+The measurement is the grader's, not the submission's word:
+  - the lab executable runs in the submission's sandbox after its tests, on a size the grader
+    draws at random for this run (large enough to leave the caches), so no kernel can be tuned
+    to, or replay results for, the size it will be measured on;
+  - its --json report comes back on a pipe the grader opened (CUDALAB_REPORT_FD), never from its
+    stdout, which the code under test could write a report of its own to;
+  - the lab's driver re-checks every variant after timing (its output poisoned before the last
+    timed launch), times each repetition with the host's clock up to a device-wide synchronise
+    beside the events, and marks a result faster than physics "suspect" (common/bandwidth.hpp);
+  - here a row ranks only when its lab said "yes" (not "NO", not "suspect"), every test of its
+    task passed, and its bandwidth is under the theoretical peak and 1.10 x the run's copy
+    ceiling (the same rule, checked again from the numbers).
+The runs count against the submission's own time limit.
 """
 import csv
 import json
 import os
+import secrets
+
+COPY_MARGIN = 1.10  # common/bandwidth.hpp kCopyCeilingMargin
+
+
+def _around(centre, spread):
+    """A size near `centre` drawn at random per run (never the same twice in practice)."""
+    return centre - spread + secrets.randbelow(2 * spread + 1)
+
 
 # lab: (arguments of its timed run, {task: variant names that are that task's kernel})
 RUNS = {
-    "vec_add": (["2^26", "--json"], {"vec_add.naive": ["naive"], "vec_add.coarsened": ["coarsened2", "coarsened4", "coarsened8"],
+    "vec_add": (lambda: [str(_around(1 << 26, 1 << 22)), "--json"], {"vec_add.naive": ["naive"], "vec_add.coarsened": ["coarsened2", "coarsened4", "coarsened8"],
                                      "vec_add.grid_stride": ["grid_stride"], "vec_add.vectorized": ["vectorized"]}),
-    "rgba_split": (["8192", "8192", "--json"], {"rgba_split.naive": ["naive"], "rgba_split.uchar4": ["uchar4"],
+    "rgba_split": (lambda: [str(_around(8192, 256)), str(_around(8192, 256)), "--json"], {"rgba_split.naive": ["naive"], "rgba_split.uchar4": ["uchar4"],
                                                 "rgba_split.x4": ["x4"]}),
-    "reduction": (["2^26", "--json"], {"reduction.smem": ["smem_notes"], "reduction.interleaved": ["interleaved_divergent"],
+    "reduction": (lambda: [str(_around(1 << 26, 1 << 22)), "--json"], {"reduction.smem": ["smem_notes"], "reduction.interleaved": ["interleaved_divergent"],
                                        "reduction.strided": ["interleaved_strided"], "reduction.sequential": ["sequential"],
                                        "reduction.first_add": ["first_add_during_load"],
                                        "reduction.unroll_last_warp": ["unroll_last_warp"],
@@ -28,30 +46,67 @@ RUNS = {
 }
 
 
-def measure(ws, labs, tasks, timeout=300):
-    """{task: {"gbps", "percent_of_copy", "copy_gbps", "variant"}} for the correct tasks of the
-    labs built in workspace `ws` (a grader.Workspace), each lab's executable run once."""
+def believable(row, data):
+    """Whether a variant row of a lab's report may rank: correct, not suspect, under physics."""
+    try:
+        gbps, copy, peak = float(row["gbps"]), float(data["copy_gbps"]), float(data.get("peak_gbps", 0))
+    except (KeyError, TypeError, ValueError):
+        return False
+    if row.get("correct") != "yes" or copy <= 0 or gbps <= 0:
+        return False
+    return gbps <= COPY_MARGIN * copy and (peak <= 0 or gbps <= peak)
+
+
+def run_lab(ws, lab, args, timeout):
+    """The lab's --json report, read from the grader's pipe; None when it sent none."""
+    read_fd, write_fd = os.pipe()
+    try:
+        ws.run([f"{ws.path('build')}/labs/{lab}"] + args, timeout, build_writable=False,
+               extra_env={"CUDALAB_REPORT_FD": str(write_fd)}, pass_fds=(write_fd,))
+    finally:
+        os.close(write_fd)
+    chunks = []
+    while True:
+        chunk = os.read(read_fd, 1 << 20)
+        if not chunk or sum(map(len, chunks)) > 16 << 20:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        return None
+
+
+def measure(ws, labs, tasks, deadline=None, timeout=300):
+    """{task: {"gbps", "percent_of_copy", "copy_gbps", "variant", "size"}} for the correct tasks of
+    the labs built in workspace `ws` (a grader.Workspace), each lab's executable run once on a
+    size drawn for this run, within the submission's `deadline` (time.time() seconds)."""
+    import time
     found = {}
     for lab in labs:
         if lab not in RUNS:
             continue
-        args, by_task = RUNS[lab]
-        run = ws.run([f"{ws.path('build')}/labs/{lab}"] + args, timeout, build_writable=False)
-        try:
-            data = json.loads(run.stdout)
-        except json.JSONDecodeError:
+        left = timeout if deadline is None else min(timeout, deadline - time.time())
+        if left <= 1:
+            break
+        make_args, by_task = RUNS[lab]
+        args = make_args()
+        data = run_lab(ws, lab, args, left)
+        if not isinstance(data, dict):
             continue
         rows = {r.get("variant"): r for r in data.get("variants", []) if isinstance(r, dict)}
         for task, variants in by_task.items():
             t = tasks.get(task)
             if not t or t["tests"] == 0 or t["passed"] != t["tests"]:
                 continue
-            good = [rows[v] for v in variants if v in rows and rows[v].get("correct") == "yes"]
+            good = [rows[v] for v in variants if v in rows and believable(rows[v], data)]
             if good:
-                best = max(good, key=lambda r: r.get("gbps", 0))
+                best = max(good, key=lambda r: float(r["gbps"]))
+                copy = float(data["copy_gbps"])
                 found[task] = {"variant": best["variant"], "gbps": round(float(best["gbps"]), 1),
-                               "percent_of_copy": round(float(best.get("percent_of_copy", 0)), 1),
-                               "copy_gbps": round(float(data.get("copy_gbps", 0)), 1)}
+                               "percent_of_copy": round(100.0 * float(best["gbps"]) / copy, 1),
+                               "copy_gbps": round(copy, 1), "size": " ".join(args[:-1])}
     return found
 
 

@@ -46,7 +46,7 @@ class Region:
 def parse(path, text):
     """Regions of one file, in order. Raises ValueError on a malformed file."""
     regions, cur, in_header = [], None, False
-    for n, line in enumerate(text.split("\n"), 1):
+    for n, line in enumerate(compiler_lines(text), 1):
         m = BEGIN.match(line)
         if m:
             if cur:
@@ -132,7 +132,7 @@ def stub_text(text, regions, chosen):
 # (no #include of the tests or the solutions, no macros that rewrite the file) and call nothing
 # that controls the process, touches the file system, the environment or the terminal. The
 # sandbox is the second wall; this check is the first, and its message tells the student why.
-ALLOWED_DIRECTIVE = re.compile(r"^\s*#\s*pragma\s+unroll(\s*\(?\s*\d*\s*\)?)?\s*$")
+ALLOWED_DIRECTIVE = re.compile(r"^#\s*pragma\s+unroll(\s*\(?\s*\d*\s*\)?)?\s*$")
 DENIED = frozenset("""
     exit _exit _Exit quick_exit abort atexit at_quick_exit terminate set_terminate
     setjmp longjmp sigsetjmp siglongjmp signal sigaction raise kill killpg pthread_kill
@@ -148,78 +148,172 @@ DENIED = frozenset("""
     asm __asm __asm__ _Pragma __attribute__ __declspec extern namespace
 """.split())
 DENIED_PREFIXES = ("__builtin_",)
-RAW_STRING = re.compile(r"(?<![A-Za-z0-9_])(?:u8|u|U|L)?R\"")
-DIGRAPH_OR_TRIGRAPH = re.compile(r"<%|%>|%:|\?\?[=/'()!<>-]")
+MAX_BODY_BYTES = 256 << 10  # a region is a function body; the largest solution is a few KiB
+ENCODING_PREFIX = re.compile(r"(?:u8|u|U|L)$")
+TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
+SPLICE = re.compile(r"\\[ \t\f\v]*\n")
 CLOSES = {")": "(", "]": "[", "}": "{"}
+IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+IDENT = IDENT_START | frozenset("0123456789")
+PUNCT = frozenset("{}[]()<>;:,.?*&|^~!=+-/%#")
 
 
-def _code_only(line, in_comment):
-    """The line with comments, string and character literals blanked; and whether a /* comment is
-    still open at its end."""
-    out, i, n = [], 0, len(line)
+def compiler_lines(text):
+    """`text` split into lines as the compiler splits it: at CR LF, a lone CR and LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def tokens(text):
+    """The tokens of a region body as the C++ compiler's translation phases 1-3 see them:
+    (kind, text, line) with kind "ident", "number", "literal", "punct" or "directive"; and the
+    problems found on the way (what the check refuses outright). Comments are dropped. Linear in
+    the length of the text (a region of one very long line costs no more than many short ones)."""
+    problems, out = [], []
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if TRIGRAPH.search(text):
+        problems.append(f"line {text[:TRIGRAPH.search(text).start()].count(chr(10)) + 1}: a trigraph")
+    m = SPLICE.search(text)
+    if m:
+        problems.append(f"line {text[:m.start()].count(chr(10)) + 1}: a line continuation (backslash at the end of a line)")
+    i, n, line, at_line_start = 0, len(text), 1, True
     while i < n:
-        c = line[i]
-        if in_comment:
-            j = line.find("*/", i)
+        c = text[i]
+        if c == "\n":
+            line, at_line_start, i = line + 1, True, i + 1
+            continue
+        if c in " \t\f\v":
+            i += 1
+            continue
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
             if j < 0:
-                return "".join(out), True
-            i, in_comment = j + 2, False
-            out.append(" ")
+                problems.append(f"line {line}: a /* comment is not closed")
+                break
+            line += text.count("\n", i, j)
+            i = j + 2
             continue
-        if line.startswith("//", i):
-            break
-        if line.startswith("/*", i):
-            in_comment, i = True, i + 2
+        first_on_line, at_line_start = at_line_start, False
+        if c == "#" and first_on_line:
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            directive = text[i:j]
+            code = directive.split("//")[0].split("/*")[0].rstrip()
+            if not ALLOWED_DIRECTIVE.match(code):
+                problems.append(f"line {line}: a preprocessor line ('{code[:40]}'); only '#pragma unroll' is allowed")
+            out.append(("directive", code, line))
+            i = j
             continue
-        if c == '"' or (c == "'" and not (i > 0 and (line[i - 1].isalnum() or line[i - 1] == "_")
-                                          and not re.search(r"(?<![A-Za-z0-9_])(u8|u|U|L)$", line[:i]))):
+        if c in IDENT_START:
             j = i + 1
-            while j < n and line[j] != c:
-                j += 2 if line[j] == "\\" else 1
-            out.append(c + " " * (min(j, n) - i - 1) + c)
+            while j < n and text[j] in IDENT:
+                j += 1
+            word = text[i:j]
+            if j < n and text[j] in "\"'" and ENCODING_PREFIX.match(word):
+                i = j  # an encoding prefix: the literal follows
+                out.append(("prefix", word, line))
+                continue
+            if word.endswith("R") and j < n and text[j] == '"' and ENCODING_PREFIX.match(word[:-1] or "u8") \
+                    and word in ("R", "u8R", "uR", "UR", "LR"):
+                problems.append(f"line {line}: a raw string literal")
+                j2 = text.find('"', j + 1)
+                i = n if j2 < 0 else j2 + 1
+                continue
+            out.append(("ident", word, line))
+            i = j
+            continue
+        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+            j = i + 1  # a pp-number: digits, letters, '.', digit separators, exponent signs
+            while j < n:
+                d = text[j]
+                if d in IDENT or d == ".":
+                    j += 1
+                elif d == "'" and j + 1 < n and text[j + 1] in IDENT:
+                    j += 2
+                elif d in "+-" and text[j - 1] in "eEpP":
+                    j += 1
+                else:
+                    break
+            out.append(("number", text[i:j], line))
+            i = j
+            continue
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            if j >= n or text[j] != c:
+                problems.append(f"line {line}: a {'string' if c == chr(34) else 'character'} literal is not closed on its line")
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+                continue
+            out.append(("literal", text[i:j + 1], line))
             i = j + 1
             continue
-        out.append(c)
+        if c == "\\":
+            problems.append(f"line {line}: a backslash outside a literal (a line splice or a universal character name)")
+            i += 1
+            continue
+        if ord(c) > 127 or (ord(c) < 32):
+            problems.append(f"line {line}: the character U+{ord(c):04X} outside a comment or literal")
+            i += 1
+            continue
+        if c == "<" and text.startswith("<%", i) or c == "%" and text.startswith("%>", i) \
+                or c == "%" and text.startswith("%:", i) or c == ":" and text.startswith(":>", i):
+            problems.append(f"line {line}: a digraph ('{text[i:i + 2]}')")
+            i += 2
+            continue
+        if text.startswith("<:", i):
+            if text.startswith("<::", i) and not text.startswith(("<:::", "<::>"), i):
+                out.append(("punct", "<", line))  # C++11: '<::' is '<' then '::' (vector<::T>)
+                i += 1
+                continue
+            problems.append(f"line {line}: a digraph ('<:')")
+            i += 2
+            continue
+        if text.startswith("->", i) or text.startswith("::", i):
+            out.append(("punct", text[i:i + 2], line))
+            i += 2
+            continue
+        if c in PUNCT:
+            if c == "#":
+                problems.append(f"line {line}: '#' outside a preprocessor line")
+            out.append(("punct", c, line))
+            i += 1
+            continue
+        problems.append(f"line {line}: the character '{c}' outside a comment or literal")
         i += 1
-    return "".join(out), in_comment
+    return out, problems
 
 
 def check_body(lines):
-    """The reasons a submitted region body is refused; an empty list when it may be spliced."""
-    problems, stack, in_comment = [], [], False
-    for n, line in enumerate(lines, 1):
-        if line.rstrip().endswith("\\"):
-            problems.append(f"line {n}: a line continuation (backslash at the end of a line)")
-        if RAW_STRING.search(line) and not in_comment:
-            problems.append(f"line {n}: a raw string literal")
-        code, in_comment = _code_only(line, in_comment)
-        stripped = code.strip()
-        if stripped.startswith("#"):
-            if not ALLOWED_DIRECTIVE.match(line.split("//")[0]):
-                problems.append(f"line {n}: a preprocessor line ('{stripped[:40]}'); only '#pragma unroll' is allowed")
-            continue
-        if DIGRAPH_OR_TRIGRAPH.search(code):
-            problems.append(f"line {n}: a digraph or trigraph")
-        for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", code):
-            word = m.group(0)
-            before = code[:m.start()].rstrip()
-            if before.endswith(".") or before.endswith("->"):
-                continue  # a member: out.write is the student's own struct, not ::write
-            if word in DENIED or word.startswith(DENIED_PREFIXES):
-                problems.append(f"line {n}: '{word}' is not allowed in a student region")
-        for c in code:
-            if c in "([{":
-                stack.append(c)
-            elif c in CLOSES:
-                if not stack or stack[-1] != CLOSES[c]:
-                    problems.append(f"line {n}: '{c}' closes a bracket the region did not open "
+    """The reasons a submitted region body is refused; an empty list when it may be spliced. The
+    body is read as the compiler reads it (`tokens`): the same line breaks, comments, literals,
+    digit separators and digraphs, so what is checked is what is compiled."""
+    text = "\n".join(lines)
+    if len(text.encode("utf-8", "replace")) > MAX_BODY_BYTES:
+        return [f"the region is {len(text.encode('utf-8', 'replace'))} bytes; a region may hold {MAX_BODY_BYTES}"]
+    toks, problems = tokens(text)
+    stack, previous = [], None
+    for kind, value, n in toks:
+        if kind == "ident":
+            member = previous is not None and previous[0] == "punct" and previous[1] in (".", "->")
+            if not member and (value in DENIED or value.startswith(DENIED_PREFIXES)):
+                problems.append(f"line {n}: '{value}' is not allowed in a student region")
+        elif kind == "punct":
+            if value in "([{":
+                stack.append((value, n))
+            elif value in CLOSES:
+                if not stack or stack[-1][0] != CLOSES[value]:
+                    problems.append(f"line {n}: '{value}' closes a bracket the region did not open "
                                     "(a region stays inside its function)")
                     return problems
                 stack.pop()
-    if in_comment:
-        problems.append("a /* comment is not closed")
+        previous = (kind, value)
     if stack:
-        problems.append(f"'{stack[-1]}' is opened and never closed")
+        problems.append(f"line {stack[-1][1]}: '{stack[-1][0]}' is opened and never closed")
     return problems
 
 

@@ -40,7 +40,10 @@ TEST(Ladder, PoisonsChecksAndPicksTheFastestCorrectRung) {
   std::vector<cudalab::Rung> rungs{memset_rung("right", buf, 0x11, log), memset_rung("wrong", buf, 0x22, log)};
   rungs[1].fallback = "ran something else";
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  EXPECT_EQ(log, (std::vector<std::string>{"poison right", "check right", "poison wrong", "check wrong"}));
+  // each rung: poison, check, and again before the last timed launch and after it (a rung wrong
+  // before timing is not checked again)
+  EXPECT_EQ(log, (std::vector<std::string>{"poison right", "check right", "poison right", "check right", "poison wrong",
+                                           "check wrong", "poison wrong"}));
   ASSERT_EQ(ladder.rungs.size(), 2u);
   EXPECT_TRUE(ladder.rungs[0].result.correct);
   EXPECT_FALSE(ladder.rungs[1].result.correct);
@@ -64,6 +67,57 @@ TEST(Ladder, AWrongPoisonIsCaughtAndNothingCorrectMeansNoBest) {
   EXPECT_FALSE(ladder.all_ok);  // the poisoned last byte shows through
   EXPECT_EQ(ladder.best, -1);
   EXPECT_GE(ladder.rungs[0].first_launch_ms, 0.0);
+}
+
+// A kernel that computes only on its first launch (a hostile student's, or a cache of results)
+// passes a check made once before timing; the check after the last timed launch catches it.
+TEST(Ladder, AKernelThatComputesOnlyOnItsFirstLaunchIsWrongNotFast) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::Benchmarker bench({2, 5, true});
+  cudalab::DeviceBuffer<unsigned char> buf(1 << 20);
+  std::vector<std::string> log;
+  int launches = 0;
+  auto lazy = memset_rung("lazy", buf, 0x11, log);
+  lazy.launch = [&buf, &launches] {
+    if (launches++ == 0) CUDA_CHECK(cudaMemset(buf.data(), 0x11, buf.size()));
+  };
+  auto honest = memset_rung("honest", buf, 0x11, log);
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {lazy, honest});
+  EXPECT_EQ(launches, 1 + 2 + 5);
+  EXPECT_FALSE(ladder.rungs[0].result.correct);
+  EXPECT_TRUE(ladder.rungs[0].wrong_after_timing);
+  EXPECT_TRUE(ladder.rungs[1].result.correct);
+  EXPECT_FALSE(ladder.rungs[1].wrong_after_timing);
+  EXPECT_EQ(ladder.best, 1);
+  const auto notes = cudalab::fallback_notes(ladder);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "lazy: right before timing, wrong after the last timed launch");
+}
+
+// Work enqueued on a stream of its own is not inside the timer's events; the host's clock up to
+// a device-wide synchronise sees it, and the result is suspect (never the best).
+TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::Benchmarker bench({1, 5, false});
+  cudalab::DeviceBuffer<unsigned char> buf(1 << 20), hidden(std::size_t{2} << 30);
+  std::vector<std::string> log;
+  cudaStream_t own = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+  auto sneaky = memset_rung("sneaky", buf, 0x11, log);
+  sneaky.launch = [&] {
+    CUDA_CHECK(cudaMemsetAsync(hidden.data(), 1, hidden.size(), own));  // the real work, untimed
+    CUDA_CHECK(cudaMemsetAsync(buf.data(), 0x11, buf.size(), own));
+  };
+  auto honest = memset_rung("honest", buf, 0x11, log);
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {sneaky, honest});
+  CUDA_CHECK(cudaStreamDestroy(own));
+  const auto& timing = ladder.rungs[0].result.timing;
+  EXPECT_TRUE(ladder.rungs[0].result.correct);
+  EXPECT_TRUE(timing.work_outside_the_timed_stream()) << timing.host_median_ms << " ms vs " << timing.median_ms;
+  EXPECT_NE(ladder.rungs[0].result.suspect.find("outside the timed stream"), std::string::npos);
+  EXPECT_TRUE(ladder.rungs[1].result.suspect.empty()) << ladder.rungs[1].result.suspect;
+  EXPECT_EQ(ladder.best, 1);
+  EXPECT_GE(timing.host_samples_ms.size(), 5u);
 }
 
 }  // namespace

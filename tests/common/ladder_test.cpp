@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bandwidth.hpp"
 #include "common/ladder.hpp"
 
 namespace {
@@ -83,4 +84,40 @@ TEST(SweepTable, SizeColumnsThenTheStandardColumnsAndOneRowPerRung) {
   EXPECT_EQ(t.rows()[1][6].text(), "NO");
   EXPECT_EQ(t.rows()[0][2].text(), "baseline");
   EXPECT_EQ(t.rows()[0][4].text(), "2000");  // 8e9 B in 4 ms
+}
+
+// Faster than physics is an error to explain: above the peak, above 1.10 x the copy ceiling for
+// more bytes than the L2 holds, or timed by events that missed work the host waited for.
+TEST(Suspects, FasterThanPhysicsIsMarkedAndShownAsSuspect) {
+  auto result = [](const char* name, double bytes, double ms, bool correct) {
+    cudalab::VariantResult r;
+    r.name = name;
+    r.bytes = bytes;
+    r.correct = correct;
+    r.timing = cudalab::summarize({ms});
+    return r;
+  };
+  // peak 1000 GB/s, copy ceiling 800 GB/s, an L2 of 1 MB; 1e9 bytes in 1 ms is 1000 GB/s
+  std::vector<cudalab::VariantResult> rs{
+      result("honest", 1e9, 1.25, true),             // 800 GB/s: at the copy ceiling
+      result("a_little_over_copy", 1e9, 1.2, true),  // 833: 1.04 x copy, as vec_add reaches
+      result("over_copy", 1e9, 1.05, true),          // 952: 1.19 x copy
+      result("over_peak", 1e9, 0.9, true),           // 1111: above the peak
+      result("in_l2", 5e5, 0.00055, true),           // 909: 1.14 x copy, but 500 kB fit the L2
+      result("wrong", 1e9, 0.1, false),              // 10000, wrong: "NO", not marked
+      result("other_stream", 1e9, 1.25, true)};      // 800, but the host waited 2.1 ms
+  rs[6].timing.host_samples_ms = {2.0, 2.1, 2.2};
+  rs[6].timing.host_median_ms = 2.1;  // > 1.5 x 1.25 + 0.1
+  EXPECT_EQ(cudalab::mark_suspects(rs, 1000, 800, 1e6), 3);
+  EXPECT_EQ(rs[0].suspect, "");
+  EXPECT_EQ(rs[1].suspect, "");
+  EXPECT_NE(rs[2].suspect.find("x the copy ceiling"), std::string::npos) << rs[2].suspect;
+  EXPECT_NE(rs[3].suspect.find("above the theoretical peak"), std::string::npos) << rs[3].suspect;
+  EXPECT_EQ(rs[4].suspect, "");
+  EXPECT_EQ(rs[5].suspect, "");
+  EXPECT_NE(rs[6].suspect.find("outside the timed stream"), std::string::npos) << rs[6].suspect;
+  const cudalab::Table t = cudalab::bandwidth_table(rs, 1000, 800);
+  EXPECT_EQ(t.rows()[0][8].text(), "yes");
+  EXPECT_EQ(t.rows()[2][8].text(), "suspect");
+  EXPECT_EQ(t.rows()[5][8].text(), "NO");
 }

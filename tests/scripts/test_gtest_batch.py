@@ -20,8 +20,11 @@ class GtestBatch(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="gtest_batch_")
         cls.exe = os.path.join(cls.tmp, "cases")
-        subprocess.run([os.environ.get("CXX", "c++"), "-std=c++17", os.path.join(HERE, "gtest_fixture", "cases.cpp"),
-                        "-o", cls.exe, "-lgtest", "-lgtest_main", "-pthread"], check=True)
+        main = os.path.join(ROOT, "tests", "support", "verdict_main.cpp")  # the suite's test main
+        cls.early = os.path.join(cls.tmp, "exit_early")
+        for src, exe in (("cases.cpp", cls.exe), ("exit_early.cpp", cls.early)):
+            subprocess.run([os.environ.get("CXX", "c++"), "-std=c++17", os.path.join(HERE, "gtest_fixture", src), main,
+                            "-o", exe, "-lgtest", "-pthread"], check=True)
         cls.junit = os.path.join(cls.tmp, "out.xml")
         cls.proc = subprocess.run([sys.executable, BATCH, "--junit", cls.junit, "--timeout", "2", "--", cls.exe],
                                  capture_output=True, text=True, timeout=120)
@@ -37,6 +40,7 @@ class GtestBatch(unittest.TestCase):
         self.assertEqual(status, {
             "Batch.Passes": "passed", "Batch.Fails": "failed", "Batch.Skips": "skipped", "Batch.Hangs": "failed",
             "Batch.PassesAfterTheHang": "passed", "Batch.Crashes": "failed", "Batch.PassesAfterTheCrash": "passed",
+            "Batch.PrintsAPassAndFails": "failed",
             "Odd/Sizes.Positive/0": "passed", "Odd/Sizes.Positive/1": "passed", "Odd/Sizes.Positive/2": "failed"})
 
     def test_messages(self):
@@ -57,10 +61,35 @@ class GtestBatch(unittest.TestCase):
         self.assertEqual(skipping.returncode, 77, skipping.stdout + skipping.stderr)
         self.assertRegex(skipping.stdout, r"every case skipped: .*Skipped no device")
 
+    def test_printed_verdicts_are_not_verdicts(self):
+        # the channel, not stdout, says which case ran and how it ended
+        self.assertIn("[       OK ] Batch.PrintsAPassAndFails", self.proc.stdout + "".join(c[1] for c in self.cases.values())
+                      + open(self.junit).read())
+        self.assertEqual(self.cases["Batch.PrintsAPassAndFails"][0], "failed")
+
+    def test_a_process_that_exits_early_passes_nothing(self):
+        junit = os.path.join(self.tmp, "early.xml")
+        run = subprocess.run([sys.executable, BATCH, "--junit", junit, "--timeout", "5", "--", self.early],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 3, run.stdout + run.stderr)  # its listing is empty too: nothing to pass
+        self.assertFalse(os.path.exists(junit))
+        # one case per process (ctest's --per-case mode): the exit status 0 is not believed either
+        single = subprocess.run([sys.executable, BATCH, "--single", "--", self.early, "--gtest_filter=Early.Fails"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(single.returncode, 1, single.stdout + single.stderr)
+        self.assertIn("PASSED", single.stdout)  # it printed a pass; it did not get one
+        for case, code in (("Batch.Passes", 0), ("Batch.Fails", 1), ("Batch.PrintsAPassAndFails", 1), ("Batch.Skips", 0)):
+            one = subprocess.run([sys.executable, BATCH, "--single", "--", self.exe, f"--gtest_filter={case}"],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(one.returncode, code, (case, one.stdout))
+        listing = subprocess.run([sys.executable, BATCH, "--single", "--", self.exe, "--gtest_list_tests"],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertIn("PassesAfterTheHang", listing.stdout)
+
     def test_list_and_bad_input(self):
         listed = subprocess.run([sys.executable, BATCH, "--list", "--", self.exe], capture_output=True, text=True)
         self.assertEqual(listed.returncode, 0)
-        self.assertEqual(len(listed.stdout.split()), 10)
+        self.assertEqual(len(listed.stdout.split()), 11)
         for bad in ([], ["--timeout", "0", "--junit", "x", "--", self.exe], ["--junit", "x", "--", "/nonexistent"]):
             run = subprocess.run([sys.executable, BATCH] + bad, capture_output=True, text=True)
             self.assertIn(run.returncode, (2, 3), bad)
