@@ -16,7 +16,7 @@ struct VariantResult {
   Timing timing;
   double bytes = 0;    // bytes the kernel must read + write (the napkin-math minimum)
   bool correct = false;
-  std::string suspect;  // non-empty: why this result is not believed (mark_suspects), never ranked
+  std::string suspect{};  // non-empty: why this result is not believed (mark_suspects), never ranked
   double gbps() const { return cudalab::gbps(bytes, timing.median_ms); }
 };
 

@@ -58,7 +58,7 @@ LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
     rung.launch();
     CUDA_CHECK(cudaDeviceSynchronize());
     const bool before = rung.check();
-    r.result.timing = bench.run(rung.launch, nullptr, rung.poison ? rung.poison : std::function<void()>{});
+    r.result.timing = bench.run(rung.launch, nullptr, rung.poison ? rung.poison : std::function<void()>{}, rung.refresh);
     const bool after = before && rung.check();  // what the last timed launch wrote
     r.wrong_after_timing = before && !after;
     r.result.correct = after;
@@ -84,6 +84,24 @@ void choose_best(LadderResult& ladder) {
     if (faster) ladder.best = static_cast<int>(i);
   }
 }
+
+void InputSets::add(void* device, std::size_t bytes, const void* second) {
+  Input in{device, bytes, {DeviceBuffer<unsigned char>(bytes), DeviceBuffer<unsigned char>(bytes)}};
+  CUDA_CHECK(cudaMemcpy(in.sets[0].data(), device, bytes, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy(in.sets[1].data(), second, bytes, cudaMemcpyHostToDevice));
+  inputs_.push_back(std::move(in));
+}
+
+void InputSets::use(int set) {
+  if (set != 0 && set != 1) throw std::invalid_argument("InputSets::use: the set is 0 or 1");
+  if (set == current_) return;
+  for (auto& in : inputs_) {
+    CUDA_CHECK(cudaMemcpyAsync(in.device, in.sets[set].data(), in.bytes, cudaMemcpyDeviceToDevice));
+  }
+  current_ = set;
+}
+
+const char* verdict(const VariantResult& r) { return !r.correct ? "NO" : r.suspect.empty() ? "yes" : "suspect"; }
 
 std::vector<std::string> fallback_notes(const LadderResult& ladder) {
   std::vector<std::string> notes;
@@ -124,7 +142,7 @@ Table sweep_table(std::vector<Column> size_columns, Column versus) {
 
 void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantResult& r, Value versus) {
   size_cells.insert(size_cells.end(), {r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0), std::move(versus),
-                                       !r.correct ? "NO" : r.suspect.empty() ? "yes" : "suspect"});
+                                       verdict(r)});
   table.add_row(std::move(size_cells));
 }
 

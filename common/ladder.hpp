@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/bandwidth.hpp"
+#include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
@@ -37,7 +38,44 @@ struct Rung {
   std::function<bool()> check;      // compares with the CPU reference; prints why not on stderr
   std::string fallback;             // non-empty: why a different kernel runs (reported, not hidden)
   bool time_first_launch = false;   // also time the very first launch (module load included)
+  // Optional: called before timed repetition i (outside the timing) to give it inputs the one
+  // before did not see (InputSets::use(i % 2)); `check` must then judge the inputs last given.
+  std::function<void(int)> refresh{};
 };
+
+// Two contents for the inputs of a problem, swapped into the same device buffers before each
+// timed repetition (Rung::refresh): a kernel that caches its result, or replays an earlier
+// call's, is wrong on the next repetition, and the check after timing sees it. Each input keeps
+// both contents in device memory beside itself (twice its size again); set 0 is what the buffer
+// held when added, and is what it holds again after use(0).
+class InputSets {
+ public:
+  // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host.
+  void add(void* device, std::size_t bytes, const void* second);
+  template <typename T>
+  void add(DeviceBuffer<T>& device, const std::vector<T>& second) {
+    add(device.data(), device.bytes(), second.data());
+  }
+  void use(int set);  // 0 or 1: copies that set into every input (device to device)
+  int current() const { return current_; }
+  // The refresh of a rung: set rep % 2 before repetition rep.
+  std::function<void(int)> refresh() {
+    return [this](int rep) { use(rep % 2); };
+  }
+
+ private:
+  struct Input {
+    void* device;
+    std::size_t bytes;
+    DeviceBuffer<unsigned char> sets[2];
+  };
+  std::vector<Input> inputs_;
+  int current_ = 0;
+};
+
+// What a result's "ok" column says: "yes", "NO" (wrong), or "suspect" (right, but faster than
+// physics: VariantResult::suspect).
+const char* verdict(const VariantResult& r);
 
 struct RungResult {
   VariantResult result;             // name, timing, bytes, correct

@@ -27,7 +27,7 @@ struct Timing {
   // The host's clock around each timed repetition, from its start event to a device-wide
   // synchronise after its stop event: work the events did not wait for (another stream's) shows
   // here and not in samples_ms.
-  std::vector<double> host_samples_ms;
+  std::vector<double> host_samples_ms{};
   double host_median_ms = 0;
   // The host saw much longer than the events: the timed launch left work on another stream.
   bool work_outside_the_timed_stream() const {
@@ -82,8 +82,11 @@ class Benchmarker {
   // the timing (the driver poisons the output there, so the check after timing sees what the
   // last timed launch wrote). Persisting L2 lines are reset before timing. Launch errors
   // surface as CudaError.
+  // `before_each(i)`, when given, runs before timed repetition i, outside the timing (the driver
+  // gives each repetition inputs the previous one did not see there: InputSets in ladder.hpp).
   template <typename Launch>
-  Timing run(Launch&& launch, cudaStream_t stream = nullptr, const std::function<void()>& before_last = {}) {
+  Timing run(Launch&& launch, cudaStream_t stream = nullptr, const std::function<void()>& before_last = {},
+             const std::function<void(int)>& before_each = {}) {
     reset_persisting_l2();
     for (int i = 0; i < options_.warmup; ++i) launch();
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -91,6 +94,7 @@ class Benchmarker {
     samples.reserve(static_cast<std::size_t>(options_.repeat));
     host.reserve(static_cast<std::size_t>(options_.repeat));
     for (int i = 0; i < options_.repeat; ++i) {
+      if (before_each) before_each(i);
       if (before_last && i + 1 == options_.repeat) before_last();
       if (options_.flush_l2) flusher_.flush(stream);
       CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -26,7 +26,11 @@ finishes; an unreadable archive or a failing submission is recorded and the batc
 Options:
   --labs L...           labs to grade (default: every lab with student regions)
   --jobs N              parallel build jobs and tests (default: all cores)
-  --gpus N              --batch: N submissions at once, one GPU each (CUDA_VISIBLE_DEVICES)
+  --gpus N              --batch: spread the submissions over N GPUs (CUDA_VISIBLE_DEVICES per slot)
+  --per-gpu K           --batch: K submissions at once on each GPU (default: a quarter of the cores,
+                        1 to 4): one's build overlaps another's tests, and their correctness tests
+                        share the GPU; a timed leaderboard run waits until it has the GPU alone.
+                        Build and test jobs are shared out among them
   --index I             --batch: only the I-th entry (sorted), its row in OUT/rows/ (a Slurm array
                         task: grading/slurm/; scripts/grade_merge.py writes summary.csv)
   --require-gpu         stop (exit 4) on a node with no usable GPU instead of scoring GPU tests 0
@@ -34,9 +38,13 @@ Options:
   --lab-timeout S       wall seconds for one lab's tests (default 600)
   --submission-timeout S  wall seconds for one whole submission (default 1800)
   --test-timeout S      seconds for a test without a TIMEOUT of its own
-  --memory-gib G        memory (data segment) per sandboxed process (default 32)
-  --submission-memory-gib G  memory of all of one submission's processes together, in a control
-                        group where the host allows one (default 64; 0: none); the log says when not
+  --submission-memory-gib G  memory of all of one submission's processes together (default: the
+                        host's memory less a reserve for the grader and the system, 15% or 4 GiB,
+                        shared among the submissions graded at once; 0: none). Bounded by a control
+                        group where the host allows one, else by the grader adding up the resident
+                        memory of the submission's uid and stopping it past the limit
+  --memory-gib G        memory (data segment) per sandboxed process (default: the submission's,
+                        at most 32). Limits above what the host has are refused (exit 2)
   --unsafe-no-sandbox   grade without bubblewrap (only for your own, trusted solutions)
   --cmake-args "..."    extra configure arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=90)
   --leaderboard         also rank the correct submissions per task by their kernels' bandwidth against
@@ -53,19 +61,21 @@ Options:
                         prepared with other --labs, --cmake-args or --per-case
 Exit codes: 0 graded, 2 usage error (or an unreadable single submission), 3 the grading tree
 itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possible here and
---unsafe-no-sandbox was not given.
+--unsafe-no-sandbox was not given, 130 / 143 stopped by SIGINT / SIGTERM (every sandbox, memory
+group, uid lease and work folder of the run is gone; rows already written stay).
 """
 import argparse
 import concurrent.futures
 import os
+import signal
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import script_cli  # noqa: E402
-from labgrade import grader, leaderboard, results, submission, suite  # noqa: E402
-from labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox  # noqa: E402
+from labgrade import ctest, grader, leaderboard, results, submission, suite  # noqa: E402
+from labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox, host_memory_bytes, memory_budget  # noqa: E402
 
 
 def fail(code, message):
@@ -85,6 +95,7 @@ def parse_args():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--gpus", type=int, default=1)
+    ap.add_argument("--per-gpu", type=int, default=max(1, min(4, (os.cpu_count() or 2) // 4)))
     ap.add_argument("--batch", action="store_true")
     ap.add_argument("--index", type=int, default=None,
                     help="--batch: grade only this entry (0-based, sorted; one Slurm array task)")
@@ -93,18 +104,22 @@ def parse_args():
     ap.add_argument("--lab-timeout", type=float, default=600)
     ap.add_argument("--submission-timeout", type=float, default=1800)
     ap.add_argument("--test-timeout", type=float, default=None)
-    ap.add_argument("--memory-gib", type=float, default=32)
-    ap.add_argument("--submission-memory-gib", type=float, default=64)
+    ap.add_argument("--memory-gib", type=float, default=None)
+    ap.add_argument("--submission-memory-gib", type=float, default=None)
     ap.add_argument("--unsafe-no-sandbox", action="store_true")
     ap.add_argument("--leaderboard", action="store_true")
     ap.add_argument("--gtest-batch", action="store_true")
     ap.add_argument("--per-case", action="store_true")
     args = ap.parse_args()
-    for name in ("jobs", "gpus", "build_timeout", "lab_timeout", "submission_timeout", "memory_gib"):
+    for name in ("jobs", "gpus", "per_gpu", "build_timeout", "lab_timeout", "submission_timeout"):
         if getattr(args, name) <= 0:
             fail(2, f"--{name.replace('_', '-')} must be positive")
-    if args.submission_memory_gib < 0:
+    if args.memory_gib is not None and args.memory_gib <= 0:
+        fail(2, "--memory-gib must be positive")
+    if args.submission_memory_gib is not None and args.submission_memory_gib < 0:
         fail(2, "--submission-memory-gib must be 0 (none) or positive")
+    args.at_once = args.gpus * args.per_gpu if args.batch and args.index is None else 1
+    memory_limits(args, host_memory_bytes())
     if args.test_timeout is not None and args.test_timeout <= 0:
         fail(2, "--test-timeout must be positive")
     if args.prepare_base:
@@ -122,6 +137,32 @@ def parse_args():
     if args.batch and not os.path.isdir(args.submission):
         fail(2, f"--batch needs a folder of submissions, not {args.submission}")
     return args
+
+
+def memory_limits(args, host_bytes):
+    """Sets args.memory_bytes (per process) and args.submission_bytes (per submission, 0: none)
+    from the host's memory and the submissions graded at once; refuses (exit 2) limits the host
+    cannot give."""
+    if host_bytes <= 0:  # no /proc/meminfo: the limits as given, or the old fixed defaults
+        args.submission_bytes = int((64 if args.submission_memory_gib is None else args.submission_memory_gib) * GiB)
+        args.memory_bytes = int((32 if args.memory_gib is None else args.memory_gib) * GiB)
+        return
+    reserve, share = memory_budget(host_bytes, args.at_once)
+    have = f"this host has {host_bytes / GiB:.1f} GiB"
+    if args.submission_memory_gib is None:
+        args.submission_bytes = share
+    else:
+        args.submission_bytes = int(args.submission_memory_gib * GiB)
+        if args.submission_bytes * args.at_once > host_bytes - reserve:
+            fail(2, f"--submission-memory-gib {args.submission_memory_gib:g} for {args.at_once} submission(s) at once is more "
+                    f"than {have} less {reserve / GiB:.1f} GiB for the grader and the system "
+                    f"(at most {share / GiB:.1f} GiB each)")
+    if args.memory_gib is None:
+        args.memory_bytes = min(32 * GiB, args.submission_bytes or share)
+    else:
+        args.memory_bytes = int(args.memory_gib * GiB)
+        if args.memory_bytes > host_bytes:
+            fail(2, f"--memory-gib {args.memory_gib:g} is more than {have}")
 
 
 def report(data, broken):
@@ -149,7 +190,7 @@ def main():
 
     out = os.path.abspath(args.out)
     subs = os.path.abspath(args.submission or args.prepare_base)
-    box_limits = BoxLimits(memory_bytes=int(args.memory_gib * GiB))
+    box_limits = BoxLimits(memory_bytes=args.memory_bytes)
     box = None
     if not args.unsafe_no_sandbox:
         box, why = Sandbox.find(hidden=[suite.ROOT, subs if args.batch else os.path.dirname(subs), out],
@@ -160,7 +201,7 @@ def main():
     else:
         print("grade_submission: NO SANDBOX (--unsafe-no-sandbox): the submission runs with your rights")
     limits = grader.Limits(args.build_timeout, args.lab_timeout, args.submission_timeout, args.test_timeout,
-                           int(args.submission_memory_gib * GiB) or None)
+                           args.submission_bytes or None)
     g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
                       measure=args.leaderboard, gtest_batch=not args.per_case)
     try:
@@ -184,7 +225,12 @@ def main():
                 f.write(message + "\n")
             message = f"{message.splitlines()[0]} (details: {os.path.join(out, 'grading-error.log')})"
         fail(grader.EXIT_NO_GPU if isinstance(e, grader.NoGpu) else 3, message)
+    except BaseException:  # stopped while the base builds: its folder and memory group go too
+        g.cleanup()
+        raise
 
+    print(f"grade_submission: memory: {args.submission_bytes / GiB:.1f} GiB per submission "
+          f"({args.at_once} at once), {args.memory_bytes / GiB:.1f} GiB per process")
     try:
         if not args.batch:
             try:
@@ -241,11 +287,13 @@ def batch(g, folder, out, args):
         row["seconds"] = round(time.time() - start, 1)
         summary.add(row)
 
-    if args.gpus == 1:
+    workers = min(len(named), args.gpus * args.per_gpu)
+    g.submission_jobs = max(1, args.jobs // workers)
+    if workers == 1:
         for item in named:
             one(item, 0)
     else:
-        slots = list(range(args.gpus))
+        slots = [k % args.gpus for k in range(workers)]  # a slot per worker, the GPUs in turn
         lock = threading.Lock()
 
         def worker(item):
@@ -256,7 +304,7 @@ def batch(g, folder, out, args):
             finally:
                 with lock:
                     slots.append(gpu)
-        with concurrent.futures.ThreadPoolExecutor(args.gpus) as pool:
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             list(pool.map(worker, named))
     print(f"summary: {summary.path}")
     if args.leaderboard:
@@ -264,5 +312,19 @@ def batch(g, folder, out, args):
     return 0
 
 
+def stop(signum, _frame):
+    """SIGINT / SIGTERM: every bounded run ends (labgrade.ctest.STOP), each grading's own cleanup
+    runs on its way out, then the run's."""
+    ctest.STOP.set()
+    raise KeyboardInterrupt(signum)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, ctest.Stopped) as e:
+        code = e.args[0] if isinstance(e, KeyboardInterrupt) and e.args else signal.SIGINT
+        print(f"grade_submission: stopped by signal {int(code)}; nothing of the run is left behind", file=sys.stderr)
+        sys.exit(128 + int(code))

@@ -55,14 +55,16 @@ std::vector<Variant> chosen(const Options& o) {
 // times (a variant that claims bitwise reproducibility must give the same bits every time).
 template <typename T>
 cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, reduction::Workspace<T>& ws,
-                   const reduction::Expected<T>& want, int& passes, bool& same_bits) {
+                   const reduction::Expected<T>& want_first, int& passes, bool& same_bits,
+                   const reduction::Expected<T>* want_second = nullptr, cudalab::InputSets* sets = nullptr) {
   cudalab::Rung r;
   r.name = reduction::variant_name(v);
   r.bytes = static_cast<double>(x.size()) * sizeof(T);
   r.time_first_launch = v == Variant::kGmemNotes || v == Variant::kSmemNotes;  // the notes timed a cold launch
   r.poison = [&ws] { CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(T))); };
   r.launch = [v, &x, block, &ws, &passes] { passes = reduction::reduce(v, x.data(), x.size(), block, ws); };
-  r.check = [v, &x, block, &ws, &want, &same_bits] {
+  r.check = [v, &x, block, &ws, &want_first, want_second, sets, &same_bits] {
+    const reduction::Expected<T>& want = sets && sets->current() == 1 ? *want_second : want_first;
     const T got = read_result(ws.result());
     const bool ok = reduction::matches(want, got);
     if (!ok) {
@@ -83,6 +85,7 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
     return ok && (same || !reduction::reproducible(v));
   };
   r.fallback = reduction::fallback(v, x.data());
+  if (sets) r.refresh = sets->refresh();
   return r;
 }
 
@@ -91,9 +94,12 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
 template <typename T>
 struct Ladder {
   Ladder(const std::vector<Variant>& variants, const cudalab::DeviceBuffer<T>& x, int block,
-         reduction::Workspace<T>& ws, const reduction::Expected<T>& want)
+         reduction::Workspace<T>& ws, const reduction::Expected<T>& want,
+         const reduction::Expected<T>* want_second = nullptr, cudalab::InputSets* sets = nullptr)
       : passes(variants.size()), same(variants.size(), true) {
-    for (std::size_t i = 0; i < variants.size(); ++i) rungs.push_back(rung(variants[i], x, block, ws, want, passes[i], same[i]));
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      rungs.push_back(rung(variants[i], x, block, ws, want, passes[i], same[i], want_second, sets));
+    }
   }
   Ladder(const Ladder&) = delete;  // the rungs hold references to passes and same
   Ladder& operator=(const Ladder&) = delete;
@@ -105,7 +111,8 @@ struct Ladder {
 template <typename T>
 int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   const auto n = static_cast<std::size_t>(o.n);
-  cudalab::require_device_memory(2.2 * static_cast<double>(n) * sizeof(T), fmt::format("a reduction of {} elements", n));
+  // the input, the workspace, and two more contents of the input for the timed launches
+  cudalab::require_device_memory(4.2 * static_cast<double>(n) * sizeof(T), fmt::format("a reduction of {} elements", n));
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const auto ceiling = cudalab::measure_copy_ceiling(bench);
   report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
@@ -124,9 +131,17 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   const bool cub_ok = reduction::matches(want, read_result(cub_out.data()));
   const cudalab::Timing cub_time = bench.run([&] { cub.run(); });
 
+  // Each timed launch gets the other of two inputs, x or -x (whose sum is exactly minus x's in
+  // any order of additions), so a kernel that replays a result is caught.
+  std::vector<T> negated(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) negated[i] = -x[i];
+  const reduction::Expected<T> want_negated = reduction::negated(want);
+  cudalab::InputSets sets;
+  sets.add(d_x, negated);
   const auto variants = chosen(o);
-  Ladder<T> rungs(variants, d_x, o.block, ws, want);
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
+  Ladder<T> rungs(variants, d_x, o.block, ws, want, &want_negated, &sets);
+  cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
+  cudalab::judge_physics(ladder, facts.theoretical_bandwidth_gbps(), ceiling.gbps);
   const auto& passes = rungs.passes;
   const auto& same = rungs.same;
 
@@ -136,20 +151,20 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   const double peak = facts.theoretical_bandwidth_gbps();
   const double first_ms = ladder.rungs.empty() ? cub_time.median_ms : ladder.rungs[0].result.timing.median_ms;
   const auto add_row = [&](const std::string& name, Value launches, const cudalab::Timing& timing, double gbps,
-                           const std::string& repro, bool ok) {
+                           const std::string& repro, const std::string& ok) {
     t.add_row({name, launches, Value(timing.median_ms, 4), Value(gbps, 0), Value(cudalab::percent(gbps, peak), 1),
                Value(cudalab::percent(gbps, ceiling.gbps), 1), Value(first_ms / timing.median_ms, 2),
-               Value(cub_time.median_ms / timing.median_ms, 3), repro, ok ? "yes" : "NO"});
+               Value(cub_time.median_ms / timing.median_ms, 3), repro, ok});
   };
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const auto& r = ladder.rungs[i].result;
     add_row(r.name, passes[i], r.timing, r.gbps(),
             fmt::format("{} ({})", reduction::reproducible(variants[i]) ? "claimed" : "no claim",
                         same[i] ? "same x4" : "DIFFERED"),
-            r.correct);
+            cudalab::verdict(r));
   }
   const double cub_gbps = cudalab::gbps(static_cast<double>(n) * sizeof(T), cub_time.median_ms);
-  add_row("cub::DeviceReduce::Sum", "-", cub_time, cub_gbps, "-", cub_ok);
+  add_row("cub::DeviceReduce::Sum", "-", cub_time, cub_gbps, "-", cub_ok ? "yes" : "NO");
   report.heading(fmt::format("Sum of {} {}s: median of {} launches (4 bytes read per element)", n, o.type, o.common.repeat));
   report.table("variants", t);
   for (const auto& rr : ladder.rungs) {

@@ -5,6 +5,7 @@
 //   ./labs/rgba_split --input photo.png --output-dir planes/
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,23 @@ struct OnDevice {
   rgba_split::HostPlanes expected, actual;
   cudalab::DeviceBuffer<std::uint8_t> d_rgba;
   rgba_split::DevicePlanes d_planes;
+  // With alternate(): each timed launch gets the other of two images, the image or its negative
+  // (every byte 255 - v, whose planes are the negatives of the planes), so a kernel that replays
+  // a result is caught.
+  std::unique_ptr<cudalab::InputSets> sets;
+  rgba_split::HostPlanes negated_expected;
+
+  static std::vector<std::uint8_t> negative(const std::vector<std::uint8_t>& v) {
+    std::vector<std::uint8_t> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<std::uint8_t>(255 - v[i]);
+    return out;
+  }
+  void alternate(const std::vector<std::uint8_t>& rgba) {
+    for (int c = 0; c < 4; ++c) negated_expected[c] = negative(expected[c]);
+    sets = std::make_unique<cudalab::InputSets>();
+    sets->add(d_rgba, negative(rgba));
+  }
+  bool negated() const { return sets && sets->current() == 1; }
 
   cudalab::Rung rung(rgba_split::Variant v) {
     cudalab::Rung r;
@@ -82,9 +100,10 @@ struct OnDevice {
     r.launch = [this, v] { rgba_split::launch(v, d_rgba.data(), d_planes.view(), width, height); };
     r.check = [this, name = r.name] {
       d_planes.download(actual, pixels);
-      return verify(name, expected, actual, width);
+      return verify(name, negated() ? negated_expected : expected, actual, width);
     };
     r.fallback = rgba_split::fallback(v, d_rgba.data(), d_planes.view());
+    if (sets) r.refresh = sets->refresh();
     return r;
   }
 };
@@ -157,7 +176,8 @@ int run(int argc, char** argv) {
 
   cudalab::select_device(o.common.device);
   const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
-  cudalab::require_device_memory(bytes, fmt::format("a {} x {} image", width, height));
+  // the image and its planes, and two more contents of the image for the timed launches
+  cudalab::require_device_memory(bytes + 8.0 * static_cast<double>(pixels), fmt::format("a {} x {} image", width, height));
 
   cudalab::Report report("rgba_split", o.common.json);
   report.field("device", "device", facts.name);
@@ -174,6 +194,7 @@ int run(int argc, char** argv) {
 
   if (o.input.empty()) image.rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
   OnDevice dev(image.rgba, width, height);
+  dev.alternate(image.rgba);
 
   report.heading("Launch configuration");
   const auto geometry_2d = rgba_split::plan_launch(rgba_split::Variant::kNaive, width, height);
@@ -198,7 +219,11 @@ int run(int argc, char** argv) {
   report.field("verified", "every plane matches the CPU byte for byte", all_ok);
 
   if (!o.output_dir.empty() && all_ok) {
-    // The planes of the last variant run are still in `actual`.
+    // The planes of the last variant run are still in `actual` (of the negative image, if that
+    // was the last one timed: turned back).
+    if (dev.negated()) {
+      for (auto& plane : dev.actual) plane = OnDevice::negative(plane);
+    }
     for (int c = 0; c < 4; ++c) {
       const std::string path = (std::filesystem::path(o.output_dir) / (std::string(kPlaneNames[c]) + ".png")).string();
       rgba_split::write_gray_png(path, dev.actual[c].data(), width, height);

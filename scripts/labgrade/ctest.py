@@ -4,7 +4,16 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
+
+STOP = threading.Event()  # set by the grader's SIGINT/SIGTERM handler: every bounded run ends now
+
+
+class Stopped(BaseException):
+    """A bounded run was ended because the grader is stopping (not the submission's doing): it is
+    a BaseException so that no `except Exception` records it as the submission's result."""
+
 
 TIMEOUT_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*\*\*\*Timeout\s+([\d.]+) sec")
 
@@ -50,37 +59,53 @@ def folder_bytes(top):
     return total
 
 
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def run_bounded(cmd, timeout, preexec_fn=None, watch=None, keep_bytes=1 << 20, pass_fds=()):
     """Runs cmd in its own process group; past `timeout` seconds, or once the folder watch[0]
     holds more than watch[1] bytes (checked every 2 s), the whole group is killed.
     Output is kept to its last keep_bytes per stream (all of it for None); .timed_out / .over_disk say why it was killed."""
+    next_disk_check = [time.time() + 2.0]
+
     def start():
         if preexec_fn:
             preexec_fn()  # it makes the session itself
         else:
             os.setsid()
+    if STOP.is_set():
+        raise Stopped()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=start, pass_fds=pass_fds)
     deadline = time.time() + (timeout or 1e9)
     timed_out = over_disk = False
     out = err = b""
-    while True:
-        step = min(2.0, max(0.01, deadline - time.time()))
-        try:
-            out, err = proc.communicate(timeout=step)
-            break
-        except subprocess.TimeoutExpired:
-            pass
-        if time.time() >= deadline:
-            timed_out = True
-        elif watch and watch[1] and folder_bytes(watch[0]) > watch[1]:
-            over_disk = True
-        if timed_out or over_disk:
+    try:
+        while True:
+            step = min(0.5, max(0.01, deadline - time.time()))
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
+                out, err = proc.communicate(timeout=step)
+                break
+            except subprocess.TimeoutExpired:
                 pass
-            out, err = proc.communicate()
-            break
+            if STOP.is_set():
+                raise Stopped()
+            if time.time() >= deadline:
+                timed_out = True
+            elif watch and watch[1] and time.time() >= next_disk_check[0]:
+                next_disk_check[0] = time.time() + 2.0
+                over_disk = folder_bytes(watch[0]) > watch[1]
+            if timed_out or over_disk:
+                _kill_group(proc)
+                out, err = proc.communicate()
+                break
+    except BaseException:  # stopping (or any error here): nothing it started outlives it
+        _kill_group(proc)
+        proc.communicate()
+        raise
     dec = lambda b: (b if keep_bytes is None else b[-keep_bytes:]).decode("utf-8", "replace")  # noqa: E731
     result = Bounded(proc.returncode, dec(out), dec(err), timed_out)
     result.over_disk = over_disk

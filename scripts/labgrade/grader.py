@@ -8,6 +8,7 @@ region files rebuilt and its labs' tests run, all in sandboxes (docs/grading-sec
          files, build the labs (ninja recompiles only what the spliced files touch), run each
          lab's tests, score them against the fixed list
 """
+import contextlib
 import csv
 import glob
 import json
@@ -20,7 +21,7 @@ import threading
 import time
 
 from . import ctest, leaderboard, regions as regions_mod, results, submission, suite, symbols
-from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup
+from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup, MemoryWatch
 
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
 NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
@@ -116,15 +117,19 @@ class Grader:
         self.points, self.labs, self.box, self.jobs, self.limits = points, labs, box, jobs, limits
         self.cmake_args, self.keep, self.log, self.measure = list(cmake_args), keep, log, measure
         self.gtest_batch = gtest_batch
+        self.submission_jobs = None  # build and test jobs of one submission (a batch shares self.jobs out)
         self.work = work or tempfile.mkdtemp(prefix="labgrade_")
         os.chmod(self.work, 0o711)  # the sandbox's uid passes through to its own folders, lists nothing
         self.groups = 0
+        self.made_groups = []  # every memory group made, removed by cleanup() on every way out
         self.no_group = None  # why submissions run without a memory group (None: they have one, or none asked)
         self.base = None
         self.regions = {}
         self.listed = []
         self.batches = {}  # ctest tests that run a whole GoogleTest binary: their labels
         self.base_objects = {}  # region file: (symbols, bytes) of its object in the base build
+        self.gpu = threading.Condition()  # submissions graded at once share the GPU for their tests,
+        self.gpu_users = self.gpu_timing = 0  # and a timed leaderboard run has it alone
 
     # ---- the base: built once ------------------------------------------------------------
     def configure_args(self, ws):
@@ -143,13 +148,13 @@ class Grader:
             os.chmod(os.path.join(ws.tools, "sandbox-test"), 0o755)
             self.box.prepare_writable(ws.build, ws.out)
 
-    def build(self, ws, labs, timeout):
+    def build(self, ws, labs, timeout, jobs=None):
         """Configures (if needed) and builds the labs; returns (broken {lab: log}, whole log)."""
         if not os.path.exists(os.path.join(ws.build, "build.ninja")):
             conf = ws.run(self.configure_args(ws), timeout)
             if conf.returncode != 0:
                 raise GradingError(f"the grading tree does not configure: {(conf.stderr or conf.stdout).strip()[-600:]}")
-        b = ws.run(["cmake", "--build", ws.path("build"), "-j", str(self.jobs), "--target"] + lab_targets(labs)
+        b = ws.run(["cmake", "--build", ws.path("build"), "-j", str(jobs or self.jobs), "--target"] + lab_targets(labs)
                    + ["--", "-k", "0"], timeout, watch=(ws.build, self.box.limits.disk_bytes if self.box else None))
         log = b.stdout + b.stderr
         if b.timed_out:
@@ -169,8 +174,19 @@ class Grader:
         group, why = MemoryGroup.create(f"labgrade-{os.getpid()}-{self.groups}", int(self.limits.memory_bytes))
         if not group:
             self.no_group = why
-            self.log(f"grade_submission: no memory limit per submission ({why}); each process keeps its own")
+            watched = self.box.drop_to_nobody and self.box.lease
+            self.log(f"grade_submission: no memory group per submission ({why}); "
+                     + ("the grader adds up each submission's resident memory (its uid's processes) and stops it "
+                        f"past {self.limits.memory_bytes / GiB:g} GiB" if watched else "each process keeps its own limit"))
+        else:
+            self.made_groups.append(group)
         return group
+
+    def memory_watch(self, ws, box):
+        """A MemoryWatch of the submission's uid where no group bounds it (else a no-op context)."""
+        if ws.group or not box or not self.limits.memory_bytes or not (box.drop_to_nobody and box.lease):
+            return contextlib.nullcontext(None)
+        return MemoryWatch(box.uid, int(self.limits.memory_bytes))
 
     def prepare_base(self, root=None):
         """Builds and lists the base at `root` (default: in the work folder). With a root, the
@@ -263,6 +279,36 @@ class Grader:
                     f.write(spliced)
         return outcome
 
+    @contextlib.contextmanager
+    def gpu_shared(self):
+        """Correctness tests: several submissions' at once on one GPU."""
+        with self.gpu:
+            while self.gpu_timing:
+                self.gpu.wait()
+            self.gpu_users += 1
+        try:
+            yield
+        finally:
+            with self.gpu:
+                self.gpu_users -= 1
+                self.gpu.notify_all()
+
+    @contextlib.contextmanager
+    def gpu_alone(self):
+        """Timed leaderboard runs: alone on the GPU (new tests wait; running ones finish first)."""
+        with self.gpu:
+            self.gpu_timing += 1
+            while self.gpu_users:
+                self.gpu.wait()
+            self.gpu_users += 1
+        try:
+            yield
+        finally:
+            with self.gpu:
+                self.gpu_users -= 1
+                self.gpu_timing -= 1
+                self.gpu.notify_all()
+
     def object_of(self, root, rel):
         """The object file the build folder `root` compiles the region file `rel` into, or None."""
         lab = rel.split("/")[1] if rel.startswith("labs/") else ""
@@ -330,7 +376,9 @@ class Grader:
         scratch = tempfile.mkdtemp(prefix="sub_", dir=self.work)
         os.chmod(scratch, 0o711)
         ws = Workspace(scratch, box, env, group=self.memory_group())
+        stack = contextlib.ExitStack()
         try:
+            watch = stack.enter_context(self.memory_watch(ws, box))
             if box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
                 shutil.copytree(self.base.src, ws.src, symlinks=True)
                 shutil.copytree(self.base.build, ws.build, symlinks=True)
@@ -341,70 +389,80 @@ class Grader:
             outcome = self.splice(files, ws.src)
             if box:
                 box.prepare_writable(ws.build, ws.out)
-            broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())))
+            jobs = self.submission_jobs or self.jobs
+            broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
             refused = self.vet_objects(ws, outcome, broken)
             if refused:  # those files back to the base's (their regions not taken), and built again
                 for rel in refused:
                     shutil.copyfile(os.path.join(self.base.src, rel), os.path.join(ws.src, rel))
-                broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())))
+                broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
             tests = []
-            for lab in self.labs:
-                listed = [t for t in self.listed if t.lab == lab]
-                if lab in broken:
-                    tests += [t.entry("failed", f"{lab} does not compile:\n{broken[lab]}") for t in listed]
-                    continue
-                remaining = deadline - time.time()
-                if remaining <= 1:
-                    tests += [t.entry("failed", "failed: the submission passed its limit of "
-                                                f"{self.limits.submission_s:g} s") for t in listed]
-                    continue
-                junit = f"junit-{lab}.xml"
-                limit = min(self.limits.lab_tests_s, remaining)
-                run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/{junit}", f"^{lab}$", self.jobs,
-                                                 self.limits.test_s, limit, runner=ws.runner(with_out=True))
+            runnable = [lab for lab in self.labs if lab not in broken]
+            for lab in broken:
+                tests += [t.entry("failed", f"{lab} does not compile:\n{broken[lab]}") for t in self.listed if t.lab == lab]
+            remaining = deadline - time.time()
+            if runnable and remaining <= 1:
+                tests += [t.entry("failed", "failed: the submission passed its limit of "
+                                            f"{self.limits.submission_s:g} s") for t in self.listed if t.lab in runnable]
+            elif runnable:
+                # every lab's tests in one ctest run: tests of different labs share the cores and
+                # the GPU instead of waiting for each other
+                limit = min(self.limits.lab_tests_s * len(runnable), remaining)
+                with self.gpu_shared():
+                    run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/junit.xml",
+                                                     "^(" + "|".join(runnable) + ")$", jobs, self.limits.test_s,
+                                                     limit, runner=ws.runner(with_out=True))
                 try:
-                    cases = results.parse_junit(os.path.join(ws.out, junit))
+                    cases = results.parse_junit(os.path.join(ws.out, "junit.xml"))
                 except ValueError:
                     cases = {}
                 if self.batches:
-                    batch_labels = {n: lbl for n, lbl in self.batches.items() if lab in lbl}
+                    batch_labels = {n: lbl for n, lbl in self.batches.items() if any(lab in lbl for lab in runnable)}
                     try:
                         timed_out.update(results.expand_batches(batch_labels, cases, ws.build))
                     except ValueError:
                         pass  # an unreadable report: its cases did not run
-                missing = (f"failed: {lab}'s tests passed their limit of {limit:g} s" if run.timed_out
+                missing = (f"failed: the tests passed their limit of {limit:g} s" if run.timed_out
                            else "failed: did not run")
-                tests += results.score(listed, cases, timed_out, missing)
-                if os.path.exists(os.path.join(ws.out, junit)):
+                tests += results.score([t for t in self.listed if t.lab in runnable], cases, timed_out, missing)
+                if os.path.exists(os.path.join(ws.out, "junit.xml")):
                     os.makedirs(out, exist_ok=True)
-                    shutil.copyfile(os.path.join(ws.out, junit), os.path.join(out, junit))
-                    results.mark_timeouts(os.path.join(out, junit), timed_out)
+                    shutil.copyfile(os.path.join(ws.out, "junit.xml"), os.path.join(out, "junit.xml"))
+                    results.mark_timeouts(os.path.join(out, "junit.xml"), timed_out)
+            order = {lab: i for i, lab in enumerate(self.labs)}
+            tests.sort(key=lambda t: order.get(t["tags"][0], len(order)) if t.get("tags") else len(order))
             feedback = [f"{rid}: {o}" for rid, o in sorted(outcome.items())]
             killed = ws.group.oom_kills() if ws.group else 0
             if killed:
                 feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "
                                 f"the kernel ended {killed} of them")
+            if watch and watch.kills:
+                feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "
+                                f"the grader stopped them ({watch.kills} time(s))")
             data = results.results_json(tests, self.points, time.time() - start,
                                         {"not_compiling": sorted(broken), "regions": outcome})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]
-                data["extra_data"]["leaderboard"] = leaderboard.measure(ws, built, data["extra_data"]["tasks"], deadline)
+                with self.gpu_alone():  # timed runs: no other submission's tests on the GPU meanwhile
+                    data["extra_data"]["leaderboard"] = leaderboard.measure(ws, built, data["extra_data"]["tasks"], deadline)
             data["output"] = "\n".join(feedback + [data["output"]])
             os.makedirs(out, exist_ok=True)
             with open(os.path.join(out, "results.json"), "w") as f:
                 json.dump(data, f, indent=2)
             return data, broken, outcome
         finally:
+            stack.close()
             if ws.group:
                 ws.group.remove()
+                self.made_groups.remove(ws.group)
             if self.keep:
                 self.log(f"grade_submission: work folder kept: {scratch}")
             else:
                 shutil.rmtree(scratch, ignore_errors=True)
 
     def cleanup(self):
-        if self.base and self.base.group:
-            self.base.group.remove()
+        for group in self.made_groups:  # the base's too when it failed to build
+            group.remove()
         if not self.keep:
             shutil.rmtree(self.work, ignore_errors=True)
 

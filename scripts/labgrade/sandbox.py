@@ -4,7 +4,8 @@ Every command that compiles or runs student code runs in a sandbox that sees:
   - the system read-only (/usr, /etc, /opt and the folders the toolchain lives in), with the
     suite's own checkout, the submissions and the results hidden under empty folders;
   - /grade/src (read-only) and /grade/build, the one submission's scratch folders;
-  - a fresh /dev with only the NVIDIA device nodes added, its own /proc, a small /tmp;
+  - a fresh /dev with only the NVIDIA device nodes added (with a GPU slot, --gpus: only that GPU's
+    node and the control nodes), its own /proc, a small /tmp;
   - no network, its own PID namespace (every process dies with the sandbox), no environment
     from the grader but PATH and the CUDA device selection;
   - limits on CPU time, memory, file size, open files and processes (setrlimit), and where the
@@ -34,8 +35,10 @@ import resource
 import stat
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 NOBODY = 65534
@@ -185,6 +188,82 @@ class MemoryGroup:
                 time.sleep(0.1)
 
 
+def host_memory_bytes(meminfo="/proc/meminfo"):
+    """MemTotal of the host, in bytes (0 where /proc/meminfo cannot be read)."""
+    try:
+        with open(meminfo) as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def memory_budget(total_bytes, submissions_at_once):
+    """(bytes the grader keeps for itself and the system, bytes each submission may take) on a host
+    of `total_bytes` grading `submissions_at_once` submissions side by side: the reserve is 15% of
+    the host or 4 GiB, whichever is more (the grader, ctest, the page cache of the builds), and the
+    rest is shared equally."""
+    reserve = max(4 * GiB, int(0.15 * total_bytes))
+    return reserve, max(0, (total_bytes - reserve) // max(1, submissions_at_once))
+
+
+class MemoryWatch:
+    """Where no control group can bound a submission's memory (cgroup v2 without the memory
+    controller delegated, as on the H200 host), the grader watches it: every `period_s` it adds up
+    the resident memory of every process of the submission's own uid (UidLease: no one else runs as
+    it) and past `limit_bytes` kills them all. The submission's build or tests then fail and its
+    feedback says why; a neighbour, another uid, is not touched."""
+
+    def __init__(self, uid, limit_bytes, period_s=0.25):
+        self.uid, self.limit_bytes, self.period_s = uid, limit_bytes, period_s
+        self.kills, self.peak_bytes = 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _processes(self):
+        """{pid: resident bytes} of the uid's processes."""
+        found = {}
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    uid, rss = None, 0
+                    for line in f:
+                        if line.startswith("Uid:"):
+                            uid = int(line.split()[1])
+                        elif line.startswith("VmRSS:"):
+                            rss = int(line.split()[1]) * 1024
+                if uid == self.uid:
+                    found[int(pid)] = rss
+            except (OSError, ValueError, IndexError):
+                continue
+        return found
+
+    def _run(self):
+        while not self._stop.wait(self.period_s):
+            procs = self._processes()
+            total = sum(procs.values())
+            self.peak_bytes = max(self.peak_bytes, total)
+            if total > self.limit_bytes:
+                self.kills += 1
+                for pid in procs:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+
+
 def _uids_in_use():
     """The real uids of every process on the host (from /proc)."""
     uids = set()
@@ -241,6 +320,44 @@ class UidLease:
             self.fd = None
 
 
+CONTROL_NODES = ("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")
+
+
+def gpu_table(proc_root="/proc/driver/nvidia/gpus"):
+    """[(device minor, GPU UUID)] of the GPUs in PCI bus order (nvidia-smi's numbering, and CUDA's
+    with CUDA_DEVICE_ORDER=PCI_BUS_ID): slot k is /dev/nvidia<minor> of the k-th."""
+    table = []
+    for bus in sorted(glob.glob(os.path.join(proc_root, "*"))):
+        minor, uuid = None, None
+        try:
+            with open(os.path.join(bus, "information")) as f:
+                for line in f:
+                    key, _, value = line.partition(":")
+                    if key.strip() == "Device Minor":
+                        minor = int(value)
+                    elif key.strip() == "GPU UUID":
+                        uuid = value.strip()
+        except (OSError, ValueError):
+            continue
+        if minor is not None:
+            table.append((minor, uuid))
+    return table
+
+
+def gpu_device_nodes(gpu=None, dev="/dev", table=None):
+    """The NVIDIA device nodes a sandbox gets: every /dev/nvidia* without a slot; with slot `gpu`,
+    the control nodes (nvidiactl, nvidia-uvm, ...), /dev/nvidia-caps and only that GPU's own
+    /dev/nvidia<minor>, so a submission cannot open a neighbour's GPU whatever its environment
+    says. A slot with no GPU behind it gets no GPU node at all."""
+    present = sorted(glob.glob(os.path.join(dev, "nvidia*")))
+    if gpu is None:
+        return present
+    table = gpu_table() if table is None else table
+    own = os.path.join(dev, f"nvidia{table[gpu][0]}") if 0 <= gpu < len(table) else None
+    keep = {os.path.join(dev, n) for n in CONTROL_NODES} | {os.path.join(dev, "nvidia-caps")}
+    return [p for p in present if p in keep or p == own]
+
+
 def _open_to_all(path):
     """Whether every folder on the way to `path` lets any user through (uid 65534 can reach it)."""
     parts = os.path.realpath(path).split("/")
@@ -251,6 +368,13 @@ def _open_to_all(path):
         except OSError:
             return False
     return True
+
+
+def gpu_slot(env):
+    """The GPU slot a sandbox's environment gives it (CUDA_VISIBLE_DEVICES of one whole number),
+    or None: every GPU."""
+    value = (env or {}).get("CUDA_VISIBLE_DEVICES", "")
+    return int(value) if value.isdigit() else None
 
 
 def _under(path, top):
@@ -338,8 +462,10 @@ class Sandbox:
             os.setgid(self.uid)
             os.setuid(self.uid)
 
-    def system_args(self, shared_proc=False):
-        """bwrap arguments for the read-only system, devices, /proc and /tmp."""
+    def system_args(self, shared_proc=False, gpu=None):
+        """bwrap arguments for the read-only system, devices, /proc and /tmp. With `gpu` (a slot
+        number, the CUDA_VISIBLE_DEVICES a submission was given) only that GPU's device node and
+        the control nodes CUDA needs are in its /dev (gpu_device_nodes)."""
         # /tmp first: a fresh tmpfs that hides the host's /tmp (work folders live there), under
         # which a bwrap unpacked in /tmp can still be bound again below.
         args, bound = ["--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"], []
@@ -366,7 +492,7 @@ class Sandbox:
         args += ["--ro-bind-try", "/sys", "/sys"]
         args += ["--ro-bind", "/proc", "/proc"] if shared_proc else ["--proc", "/proc"]
         args += ["--dev", "/dev"]
-        for node in sorted(glob.glob("/dev/nvidia*")):
+        for node in gpu_device_nodes(gpu):
             args += ["--dev-bind", node, node]
         return args
 
@@ -374,6 +500,11 @@ class Sandbox:
         args = ["--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
         values = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
         values.update(env or {})
+        slot = gpu_slot(env)
+        if slot is not None:  # the slot's GPU by its UUID: the same GPU however CUDA numbers what it can open
+            table = gpu_table()
+            if slot < len(table) and table[slot][1]:
+                values["CUDA_VISIBLE_DEVICES"] = table[slot][1]
         for k, v in values.items():
             args += ["--setenv", k, v]
         return args
@@ -383,7 +514,7 @@ class Sandbox:
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
         if os.geteuid() == 0 and not self.drop_to_nobody:
             args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-        args += self.system_args() + ["--dir", GRADE]
+        args += self.system_args(gpu=gpu_slot(env)) + ["--dir", GRADE]
         if src:
             args += ["--ro-bind", src, SRC]
         if build:
@@ -407,7 +538,7 @@ class Sandbox:
             inner = [self.bwrap, "--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                      "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
             system = self.system_args(shared_proc=True)
-        inner += system
+        inner = inner + [a if a != "--dev-bind" else "--dev-bind-try" for a in system]
         inner += ["--dir", GRADE, "--ro-bind", SRC, SRC, "--tmpfs", SRC + "/tests", "--ro-bind", BUILD, BUILD]
         quoted = " ".join(shlex.quote(a) for a in inner)
         # gtest discovery (CMake >= 3.30) has the test binary write its listing under CMakeFiles/:

@@ -22,12 +22,32 @@ ATTACKS = {
     "include_solutions": (NAIVE, '#include "../../tests/vec_add/vec_add_gpu_test.cpp"', "rejected"),
     "raw_string_hides_brace": (RESIDENCY, '  const char* s = R"(})"; (void)s;', "rejected"),
     "digraph_brace": (RESIDENCY, "  <% %>", "rejected"),
+    "digraph_bracket": (RESIDENCY, "  int x<:1:> = {0}; (void)x;", "rejected"),
+    # a lone carriage return ends a line for the compiler: what looks like one comment line closes
+    # the function and declares at namespace scope
+    "lone_cr_closes_the_function": (RESIDENCY, "  // only a comment\r  return r;\r}\rstatic int evil = 1;\r"
+                                               "BlockResidency unused() {\r  BlockResidency r;", "rejected"),
+    "splice_in_a_comment": (RESIDENCY, "  // a comment \\\n  }", "rejected"),
+    "universal_character_name": (RESIDENCY, "  \\u0065xit(0);", "rejected"),
+    # the region check used to take an hour on one long line of digit separators
+    "digit_separators": (RESIDENCY, "  (void)(1" + "'1" * 200000 + ");", "rejected"),
     # 4. files, processes, the environment at run time
     "read_files": (RESIDENCY, '  std::ifstream f("/etc/hostname");', "rejected"),
     "spawn_shell": (RESIDENCY, '  system("touch /tmp/owned");', "rejected"),
     "asm": (NAIVE, '  asm("trap;");', "rejected"),
     # 5. runs, but never ends: bounded by the test TIMEOUT, and only its own tests fail
     "host_loop_forever": (RESIDENCY, "  for (volatile int k = 0; k >= 0; k = k * 0) {\n  }", "timed out"),
+}
+
+# Pass the region check (no denied word) but not the allow-list on the compiled object: an output
+# call the deny-list does not name, now and from a local static's destructor at exit (printing
+# GoogleTest's verdict lines). Graded in the batch: the region is not taken, and says which symbol.
+COMPILED_ATTACKS = {
+    "prints_through_an_unlisted_call": (RESIDENCY, "  struct Late {\n    ~Late() { fmt::print(\"[       OK ] Fake.Case (0 ms)\\n\"); }\n"
+                                                   "  };\n  static Late late;\n  (void)late;\n"
+                                                   "  fmt::print(\"[       OK ] DeviceQuery.Fake (0 ms)\\n\");\n"
+                                                   "  (void)max_threads_per_sm; (void)max_blocks_per_sm; (void)warp_size;",
+                                        "fmt::"),
 }
 
 # Needs a GPU (on a CPU machine its tests are skipped): a kernel that never ends. Its tests time

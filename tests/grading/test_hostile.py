@@ -13,6 +13,7 @@ that a failure instead. Builds use one GPU architecture (CUDALAB_HANDOUT_ARCH, d
 """
 import csv
 import fnmatch
+import glob
 import io
 import json
 import os
@@ -29,8 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
-from labgrade import ctest, regions, submission, suite  # noqa: E402
-from labgrade.sandbox import BUILD, Limits, MemoryGroup, Sandbox, UidLease  # noqa: E402
+from labgrade import ctest, regions, submission, suite, symbols  # noqa: E402
+from labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
+from labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
 import hostile  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
@@ -52,6 +54,26 @@ class RegionBodies(unittest.TestCase):
             for r in rs:
                 self.assertEqual(regions.check_body(r.solution), [], r.id)
 
+    def test_the_check_is_linear_in_the_length_of_a_body(self):
+        body = ["  (void)(1" + "'1" * 120000 + ");"]  # 240 kB on one line, under the size bound
+        start = time.time()
+        self.assertEqual(regions.check_body(body), [])
+        self.assertLess(time.time() - start, 5)
+
+    def test_lines_end_where_the_compiler_ends_them(self):
+        pristine = "int f() {\n  // STUDENT-BEGIN(x.a): t\n  // TASK: t\n  return 0;\n  // STUDENT-END(x.a)\n}\n"
+        rs = regions.parse("f.cpp", pristine)
+        for eol in ("\r", "\r\n"):
+            sneaky = pristine.replace("return 0;", f"// a comment{eol}  return 1;{eol}}}{eol}int evil() {{")
+            text, outcome = regions.splice(pristine, rs, sneaky, "f.cpp")
+            self.assertTrue(outcome["x.a"].startswith("rejected"), (eol, outcome))
+            self.assertEqual(text, pristine)
+        windows = pristine.replace("\n", "\r\n").replace("return 0;", "return 2;")  # an honest CR LF file
+        text, outcome = regions.splice(pristine, rs, windows, "f.cpp")
+        self.assertEqual(outcome, {"x.a": "taken"})
+        self.assertIn("return 2;", text)
+        self.assertNotIn("\r", text)
+
     def test_splice_takes_only_region_bodies(self):
         pristine = "int f() {\n  // STUDENT-BEGIN(x.a): t\n  // TASK: t\n  // HINT: h\n  return 0;\n  // STUDENT-END(x.a)\n}\n"
         rs = regions.parse("f.cpp", pristine)
@@ -67,6 +89,82 @@ class RegionBodies(unittest.TestCase):
         self.assertEqual(text, pristine)
         text, outcome = regions.splice(pristine, rs, "no markers at all", "f.cpp")
         self.assertTrue(outcome["x.a"].startswith("not taken"), outcome)
+
+
+BASE_OBJECT = """
+#include <cstdio>
+namespace cudalab { template <typename T> bool check_exact(const T* a, const T* b, int n) {
+  for (int i = 0; i < n; ++i) if (a[i] != b[i]) return false; return true; } }
+template <typename T> T twice(T x) { return x + x; }
+int student_function(int n) { return twice(n); }
+"""
+
+
+class CompiledObjects(unittest.TestCase):
+    """The allow-list on what was compiled (labgrade/symbols.py), on objects g++ builds here: the
+    definitions and calls a hostile region would need are refused, whatever the source looked like."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hostile_objects_")
+        cls.base = cls.table(BASE_OBJECT)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def table(cls, source):
+        src, obj = os.path.join(cls.tmp, "f.cpp"), os.path.join(cls.tmp, f"f{len(source)}.o")
+        with open(src, "w") as f:
+            f.write(source)
+        subprocess.run([os.environ.get("CXX", "c++"), "-std=c++17", "-O2", "-c", src, "-o", obj], check=True)
+        nm = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
+        with open(obj, "rb") as f:
+            return symbols.parse_nm(nm), f.read()
+
+    def problems(self, source):
+        mine, mine_bytes = self.table(source)
+        names = sorted(set(mine) | set(self.base[0]))
+        readable = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.split("\n")
+        table = dict(zip(names, readable))
+        return symbols.check(mine, self.base[0], lambda n: table.get(n, n), mine_bytes, self.base[1])
+
+    def test_the_base_and_an_honest_body_pass(self):
+        self.assertEqual(self.problems(BASE_OBJECT), [])
+        honest = BASE_OBJECT.replace("return twice(n);", "int s = 0; for (int i = 0; i < n; ++i) s += twice(i) * 2; "
+                                     "static int calls = 0; ++calls; return s + calls + [](int k) { return k * 3; }(n);")
+        self.assertEqual(self.problems(honest), [])
+
+    def test_definitions_a_region_cannot_have_made(self):
+        cases = {
+            "a libc function replaced": "extern \"C\" int puts(const char*) { return 0; }",
+            "the checker specialised": "namespace cudalab { template <> bool check_exact<float>(const float*, const float*, int)"
+                                       " { return true; } }",
+            "the checker specialised inline": "namespace cudalab { template <> inline bool check_exact<int>(const int*, "
+                                              "const int*, int) { return true; } }\nbool (*keep)(const int*, const int*, int)"
+                                              " = cudalab::check_exact<int>;",
+            "the timer redefined": "extern \"C\" int cudaEventElapsedTime(float* ms, void*, void*) { *ms = 1; return 0; }",
+            "a constructor at namespace scope": "int evil_global = std::puts(\"x\");",
+        }
+        for what, code in cases.items():
+            problems = self.problems(BASE_OBJECT + code + "\n")
+            self.assertTrue(problems, what)
+
+    def test_calls_off_the_list_are_refused(self):
+        # glibc inlines fputc_unlocked: what is left to refuse is the FILE it writes to (stdout)
+        for call in ("std::puts(\"[       OK ] X\");", "std::fflush(nullptr);", "::fputc_unlocked('x', stdout);",
+                     "struct Late { ~Late() { std::fputs(\"[  PASSED  ]\", nullptr); } }; static Late late; (void)late;"):
+            source = BASE_OBJECT.replace("return twice(n);", call + " return twice(n);")
+            problems = self.problems(source)
+            self.assertTrue(any("refers to" in p for p in problems), (call, problems))
+
+    def test_device_code_may_not_print(self):
+        base = {"_Z1fv": "T"}
+        self.assertEqual(symbols.check(base, base, str, b"...code...", b"...code..."), [])
+        self.assertTrue(symbols.check(base, base, str, b"..vprintf..", b"...code..."))
+        self.assertTrue(symbols.check(base, base, str, b"__assertfail", b"...code..."))
+        self.assertEqual(symbols.check(base, base, str, b"..vprintf..", b"..vprintf.."), [])  # the lab's own (hello)
 
 
 class Archives(unittest.TestCase):
@@ -190,6 +288,29 @@ class SandboxWalls(unittest.TestCase):
             group.remove()
         self.assertFalse(os.path.exists(group.path))
 
+    def test_a_memory_watch_stops_a_submission_and_not_its_neighbour(self):
+        # where no control group bounds a submission (the H200 host), the grader adds up the
+        # resident memory of its uid's processes: three processes of 100 MB each, under the
+        # per-process limit, pass a 200 MB watch together; the neighbour of its own uid lives on
+        if not self.box.lease:
+            self.skipTest(f"the watch needs a uid per submission ({self.box.mode})")
+        hog = ("import os, time\nfor k in range(2):\n    if os.fork() == 0:\n        break\n"
+               "b = bytearray(100 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\ntime.sleep(20)\nprint('survived')")
+        neighbour = "b = bytearray(150 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\nimport time; time.sleep(3); print('ok')"
+        with self.box.own_uid() as a, self.box.own_uid() as b:
+            a.prepare_writable(self.build)
+            with MemoryWatch(a.uid, 200 << 20) as watch:
+                started = time.time()
+                other = subprocess.Popen(b.command(["python3", "-c", neighbour], build=self.build), preexec_fn=b.preexec,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                r = ctest.run_bounded(a.command(["python3", "-c", hog], build=self.build), 60, preexec_fn=a.preexec)
+                out, err = other.communicate(timeout=60)
+            self.assertGreaterEqual(watch.kills, 1)
+            self.assertNotIn("survived", r.stdout)
+            self.assertLess(time.time() - started, 15)  # stopped, not timed out
+            self.assertEqual(out.split(), ["ok"], err)
+        self.box.prepare_writable(self.build)
+
     def test_the_suite_and_results_are_not_visible(self):
         r = self.run_in(f"import os; print(os.path.exists({os.path.join(ROOT, 'labs')!r}), "
                         f"os.path.exists({self.secret!r}) and os.listdir({self.secret!r}))")
@@ -288,6 +409,78 @@ class SandboxWalls(unittest.TestCase):
         self.assertTrue(r.over_disk, r.stderr)
 
 
+class Bounds(unittest.TestCase):
+    """The grader's limits fit the host it runs on: memory, devices, time (docs/grading-security.md)."""
+
+    def test_memory_defaults_come_from_the_host_and_limits_past_it_are_refused(self):
+        reserve, share = sandbox_mod.memory_budget(24 * sandbox_mod.GiB, 1)
+        self.assertEqual(reserve, 4 * sandbox_mod.GiB)                 # 15% of 24 GiB is less than 4
+        self.assertEqual(share, 20 * sandbox_mod.GiB)
+        reserve, share = sandbox_mod.memory_budget(128 * sandbox_mod.GiB, 4)
+        self.assertEqual(reserve, int(0.15 * 128 * sandbox_mod.GiB))
+        self.assertAlmostEqual(4 * share + reserve, 128 * sandbox_mod.GiB, delta=4)
+        host = sandbox_mod.host_memory_bytes()
+        self.assertGreater(host, 0)
+        grade = os.path.join(ROOT, "scripts", "grade_submission.py")
+        for bad in (["--memory-gib", str(2 * host / sandbox_mod.GiB)],
+                    ["--submission-memory-gib", str(host / sandbox_mod.GiB)],
+                    ["--batch", "--per-gpu", "4", "--submission-memory-gib", str(0.3 * host / sandbox_mod.GiB)]):
+            run = subprocess.run([sys.executable, grade, ROOT] + bad, capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 2, (bad, run.stderr))
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+            self.assertIn("this host has", run.stderr)
+
+    def test_a_gpu_slot_sees_only_its_own_gpu(self):
+        dev = tempfile.mkdtemp(prefix="hostile_dev_")
+        try:
+            names = ["nvidia0", "nvidia1", "nvidia2", "nvidia3", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools",
+                     "nvidia-modeset", "nvidia-caps"]
+            for n in names:
+                open(os.path.join(dev, n), "w").close()
+            # minors in PCI order need not be 0, 1, 2, 3: slot 1 is the GPU whose node is nvidia3
+            table = [(2, "GPU-aaaa"), (3, "GPU-bbbb"), (0, "GPU-cccc"), (1, "GPU-dddd")]
+            nodes = [os.path.basename(p) for p in sandbox_mod.gpu_device_nodes(1, dev=dev, table=table)]
+            self.assertEqual(sorted(nodes), ["nvidia-caps", "nvidia-modeset", "nvidia-uvm", "nvidia-uvm-tools", "nvidia3",
+                                             "nvidiactl"])
+            self.assertEqual(len(sandbox_mod.gpu_device_nodes(None, dev=dev, table=table)), len(names))  # no slot: all
+            self.assertNotIn("nvidia0", [os.path.basename(p) for p in sandbox_mod.gpu_device_nodes(7, dev=dev, table=table)])
+            # the bubblewrap command line of a submission given slot 1: only its node, its GPU by UUID
+            real_nodes, real_table = sandbox_mod.gpu_device_nodes, sandbox_mod.gpu_table
+            sandbox_mod.gpu_device_nodes = lambda gpu=None: real_nodes(gpu, dev=dev, table=table)
+            sandbox_mod.gpu_table = lambda: table
+            try:
+                box = Sandbox("bwrap", False)
+                cmd = box.command(["true"], build="/tmp", env={"CUDA_VISIBLE_DEVICES": "1"})
+                bound = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--dev-bind"]
+                self.assertIn(os.path.join(dev, "nvidia3"), bound)
+                self.assertFalse([b for b in bound if b.endswith(("nvidia0", "nvidia1", "nvidia2"))], bound)
+                env = {cmd[i + 1]: cmd[i + 2] for i, a in enumerate(cmd) if a == "--setenv"}
+                self.assertEqual(env["CUDA_VISIBLE_DEVICES"], "GPU-bbbb")
+                # the nested sandbox of each test binds what the outer one was given, no more
+                self.assertIn("--dev-bind-try", box.launcher_script())
+                self.assertNotIn("--dev-bind ", box.launcher_script())
+            finally:
+                sandbox_mod.gpu_device_nodes, sandbox_mod.gpu_table = real_nodes, real_table
+        finally:
+            shutil.rmtree(dev, ignore_errors=True)
+
+    def test_leaderboard_runs_count_against_the_submission_deadline(self):
+        class NeverRun:
+            def run(self, *a, **k):
+                raise AssertionError("a leaderboard run after the submission's deadline")
+        tasks = {"vec_add.naive": {"tests": 1, "passed": 1}}
+        self.assertEqual(leaderboard.measure(NeverRun(), ["vec_add"], tasks, deadline=time.time() - 1), {})
+
+    def test_leaderboard_believes_only_what_physics_allows(self):
+        data = {"copy_gbps": 4000, "peak_gbps": 4800}
+        self.assertTrue(leaderboard.believable({"gbps": 4100, "correct": "yes"}, data))
+        self.assertFalse(leaderboard.believable({"gbps": 4500, "correct": "yes"}, data))   # 1.125 x copy
+        self.assertFalse(leaderboard.believable({"gbps": 4100, "correct": "suspect"}, data))
+        self.assertFalse(leaderboard.believable({"gbps": 1000, "correct": "NO"}, data))
+        self.assertFalse(leaderboard.believable({"gbps": "fast", "correct": "yes"}, data))
+        self.assertFalse(leaderboard.believable({"gbps": 5000, "correct": "yes"}, {"copy_gbps": 5000, "peak_gbps": 4800}))
+
+
 def make_hostile_batch(tmp):
     """A batch folder under tmp: the handout, three hostile submissions of device_query and vec_add
     (each also adds a test of its own) and an archive named like the summary. Returns the
@@ -301,8 +494,9 @@ def make_hostile_batch(tmp):
     os.makedirs(batch)
     shutil.copytree(handout, os.path.join(batch, "handout"))
     found = suite.find_regions(handout)
-    for name, ((rel, rid), body, _) in hostile.ATTACKS.items():
-        if name not in ("exit_early", "close_the_function", "host_loop_forever"):
+    for name, ((rel, rid), body, _) in list(hostile.ATTACKS.items()) + list(hostile.COMPILED_ATTACKS.items()):
+        if name not in ("exit_early", "close_the_function", "host_loop_forever", "lone_cr_closes_the_function",
+                        "prints_through_an_unlisted_call"):
             continue  # the others are refused by the same check (RegionBodies)
         with open(os.path.join(handout, rel), encoding="utf-8") as f:
             text = f.read()
@@ -328,7 +522,8 @@ class HostileBatch(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-3000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
                 rows = {r["submission"]: r for r in csv.DictReader(f)}
-            self.assertEqual(sorted(rows), ["close_the_function", "exit_early", "handout", "host_loop_forever", "summary.csv"])
+            self.assertEqual(sorted(rows), ["close_the_function", "exit_early", "handout", "host_loop_forever",
+                                            "lone_cr_closes_the_function", "prints_through_an_unlisted_call", "summary.csv"])
             self.assertEqual(rows["summary.csv"]["status"], "graded")  # no regions in it: the stubs
             for name, row in rows.items():
                 with open(os.path.join(out, "submissions", name, "results.json")) as f:
@@ -341,6 +536,12 @@ class HostileBatch(unittest.TestCase):
             self.assertEqual(len(maxima), 1, maxima)  # the same maximum for every submission
             self.assertEqual(rows["exit_early"]["regions_rejected"], "device_query.residency")
             self.assertEqual(rows["close_the_function"]["regions_rejected"], "device_query.residency")
+            self.assertEqual(rows["lone_cr_closes_the_function"]["regions_rejected"], "device_query.residency")
+            # passes the region check, refused on what was compiled, and the feedback names the call
+            self.assertEqual(rows["prints_through_an_unlisted_call"]["regions_rejected"], "device_query.residency")
+            with open(os.path.join(out, "submissions", "prints_through_an_unlisted_call", "results.json")) as f:
+                why = json.load(f)["extra_data"]["regions"]["device_query.residency"]
+            self.assertIn("the compiled device_query.cu refers to 'fmt::", why)
             with open(os.path.join(out, "submissions", "host_loop_forever", "results.json")) as f:
                 data = json.load(f)
             timed = {t["name"]: t["tags"] for t in data["tests"] if t["output"].startswith("failed: timed out")}
@@ -352,6 +553,55 @@ class HostileBatch(unittest.TestCase):
             self.assertEqual({n: tags for n, tags in timed.items() if tags != ["device_query"]}, {})
             vec_add_passed = [t for t in data["tests"] if t["tags"] == ["vec_add"] and t["status"] == "passed"]
             self.assertTrue(vec_add_passed)  # the other lab of that submission was graded as usual
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Leftovers(unittest.TestCase):
+    """A batch interrupted at random points (SIGINT, SIGTERM) leaves no work folder, memory group,
+    process or sandbox uid behind, on every way out."""
+
+    def test_an_interrupted_batch_leaves_nothing_behind(self):
+        import random
+        import signal
+        tmp = tempfile.mkdtemp(prefix="hostile_interrupt_")
+        try:
+            handout = os.path.join(tmp, "handout")
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", handout, "--labs",
+                            "device_query"], check=True, capture_output=True)
+            subs = os.path.join(tmp, "subs")
+            os.makedirs(subs)
+            for name in ("a", "b"):
+                shutil.copytree(handout, os.path.join(subs, name))
+            v2, v1 = MemoryGroup._mounts()
+            own = MemoryGroup._own_paths()
+            parents = [os.path.join(v2, own["v2"].lstrip("/"))] if v2 and "v2" in own else []
+            parents += [os.path.join(v1, p.lstrip("/")) for c, p in own.items() if v1 and "memory" in c.split(",")]
+            rng = random.Random()
+            for k, (low, high, sig) in enumerate(((1, 6, signal.SIGINT), (6, 40, signal.SIGTERM), (40, 120, signal.SIGINT))):
+                private = os.path.join(tmp, f"tmp{k}")
+                os.makedirs(private)
+                env = dict(os.environ, TMPDIR=private)
+                p = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), subs, "--batch",
+                                      "--labs", "device_query", "--out", os.path.join(tmp, f"out{k}"), "--jobs", JOBS,
+                                      f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}"], env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                delay = rng.uniform(low, high)
+                try:
+                    p.wait(timeout=delay)
+                except subprocess.TimeoutExpired:
+                    p.send_signal(sig)
+                out, err = p.communicate(timeout=180)
+                self.assertIn(p.returncode, (0, 128 + sig), (delay, err[-2000:]))
+                time.sleep(0.5)
+                self.assertEqual(os.listdir(private), [], f"after {sig!r} at {delay:.1f} s: {err[-1000:]}")
+                for parent in parents:
+                    self.assertEqual(glob.glob(os.path.join(parent, f"labgrade-{p.pid}-*")), [], (delay, parent))
+                left = [uid for uid in sandbox_mod._uids_in_use()
+                        if sandbox_mod.UID_BASE <= uid < sandbox_mod.UID_BASE + sandbox_mod.UID_COUNT]
+                self.assertEqual(left, [], f"processes of sandbox uids after {sig!r} at {delay:.1f} s")
+                ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+                self.assertNotIn(private, ps)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
