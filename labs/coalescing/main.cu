@@ -76,7 +76,7 @@ int stride_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
     const double moved = coalescing::stride_bytes_moved(n, strides[k]);
     t.add_row({strides[k], static_cast<long long>(coalescing::sectors_per_request(0, 4 * static_cast<std::size_t>(strides[k]))),
                Value(r.gbps(), 0), Value(cudalab::gbps(moved, r.timing.median_ms), 0), Value(cudalab::percent(r.gbps(), copy_gbps), 1),
-               Value(r.timing.median_ms * 1e3, 1), r.correct ? "yes" : "NO"});
+               Value(r.timing.median_ms * 1e3, 1), cudalab::verdict(r)});
   }
   report.heading(fmt::format("Stride: out[i] = in[i * s], N = {} (useful: 8 bytes per element; moved: whole 32-byte sectors)", n));
   report.table("stride", t);
@@ -107,7 +107,7 @@ int offset_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
     const auto& r = lr.rungs[j].result;
     t.add_row({offsets[j], static_cast<long long>(coalescing::sectors_per_request(4 * static_cast<std::size_t>(offsets[j]), 4)),
                Value(r.gbps(), 0), Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.gbps() / aligned, 3),
-               r.correct ? "yes" : "NO"});
+               cudalab::verdict(r)});
   }
   report.heading(fmt::format("Offset: out[i] = in[i + k], N = {}", n));
   report.table("offset", t);
@@ -157,7 +157,7 @@ int layout_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
   for (std::size_t k = 0; k < 2; ++k) {
     const auto& r = lr.rungs[k].result;
     t.add_row({r.name, static_cast<long long>(coalescing::sectors_per_request(0, steps[k])), Value(r.gbps(), 0),
-               Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.timing.median_ms * 1e3, 1), r.correct ? "yes" : "NO"});
+               Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.timing.median_ms * 1e3, 1), cudalab::verdict(r)});
   }
   report.heading(fmt::format("Layout: x += vx * dt for N = {} particles of 4 fields (useful: read x, vx; write x)", n));
   report.table("layout", t);
@@ -182,7 +182,7 @@ int mapping_section(cudalab::Report& report, cudalab::Benchmarker& bench, double
   for (std::size_t k = 0; k < 2; ++k) {
     const auto& r = lr.rungs[k].result;
     t.add_row({r.name, static_cast<long long>(coalescing::sectors_per_request(0, steps[k])), Value(r.gbps(), 0),
-               Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.timing.median_ms * 1e3, 1), r.correct ? "yes" : "NO"});
+               Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.timing.median_ms * 1e3, 1), cudalab::verdict(r)});
   }
   report.heading(fmt::format("2D mapping: out = 2 * in over a {} x {} image, 32 x 8 blocks", width, height));
   report.table("mapping", t);

@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
     const auto& r = ladder.rungs[k].result;
     t.add_row({r.name, static_cast<long long>(cases[k].divergent_warps), Value(r.timing.median_ms, 4),
                Value(r.timing.min_ms, 4), uniform_ms > 0 ? Value(r.timing.median_ms / uniform_ms, 2) : Value("-"),
-               r.correct ? "yes" : "NO"});
+               cudalab::verdict(r)});
   }
   report.field("total_warps", "warps launched", static_cast<long long>(n / 32));
   report.heading(fmt::format("Time (median of {})", o.common.repeat));

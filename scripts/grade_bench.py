@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""How fast the grader grades a class, and whether grading several submissions at once changes
+a single score. Makes a batch of four kinds of submission (the suite's own solutions, the
+handout, a wrong one, a hostile one), grades one of each one at a time (the reference), then
+COPIES of each kind all together with --per-gpu K, and compares every copy's per-task scores
+with its kind's. Both runs share one prepared base.
+
+  scripts/grade_bench.py --out DIR [--copies 4] [--per-gpu 4] [--labs ...] [--cmake-args "..."]
+
+Prints the wall time of each run, submissions per hour, and one line per score that differs;
+writes DIR/bench.json. Exit codes: 0 every score identical, 1 a score differed (or a run failed),
+2 usage error.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_cli  # noqa: E402
+from labgrade import regions, suite  # noqa: E402
+
+GRADE = os.path.join(suite.ROOT, "scripts", "grade_submission.py")
+# A wrong body and a hostile one (it passes the region check, its compiled object is refused)
+WRONG = {"vec_add.naive": ["  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;",
+                           "  if (i < n) c[i] = a[i] - b[i];"]}
+HOSTILE = {"device_query.residency": ['  fmt::print("[       OK ] DeviceQuery.Fake (0 ms)\\n");',
+                                      "  (void)max_threads_per_sm; (void)max_blocks_per_sm; (void)warp_size;"]}
+
+
+def fail(code, message):
+    script_cli.fail("grade_bench", code, message)
+
+
+def write_kind(dest, bodies=None, stubbed=False):
+    """A submission: the suite's region files, with `bodies` ({region id: lines}) put in, or
+    every region stubbed (the handout)."""
+    found = suite.find_regions()
+    for rel, rs in found.items():
+        with open(os.path.join(suite.ROOT, rel), encoding="utf-8") as f:
+            text = f.read()
+        if stubbed:
+            text = regions.stub_text(text, rs, {r.id for r in rs})
+        elif bodies:
+            text = regions.rewrite(text, rs, {r.id: bodies[r.id] for r in rs if r.id in bodies})
+        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+        with open(os.path.join(dest, rel), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def tasks_of(out, name):
+    with open(os.path.join(out, "submissions", name, "results.json")) as f:
+        data = json.load(f)
+    return {t: s["score"] for t, s in data["extra_data"]["tasks"].items()}, data["score"]
+
+
+def grade(batch, out, base, per_gpu, common):
+    start = time.time()
+    run = subprocess.run([sys.executable, GRADE, batch, "--batch", "--base", base, "--out", out,
+                          "--per-gpu", str(per_gpu)] + common, capture_output=True, text=True)
+    seconds = time.time() - start
+    with open(out + ".log", "w") as f:
+        f.write(run.stdout + run.stderr)
+    if run.returncode != 0:
+        fail(1, f"grading {batch} failed (exit {run.returncode}): {run.stderr.strip()[-300:]}")
+    return seconds
+
+
+def main():
+    ap = script_cli.Parser(prog="grade_bench", description="Grading throughput, and scores unchanged by concurrency.")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--copies", type=int, default=4)
+    ap.add_argument("--per-gpu", type=int, default=4)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--labs", nargs="*", default=[])
+    ap.add_argument("--cmake-args", default="")
+    args = ap.parse_args()
+    if args.copies < 1 or args.per_gpu < 1 or args.jobs < 1:
+        fail(2, "--copies, --per-gpu and --jobs must be positive")
+    if os.path.lexists(args.out):
+        fail(2, f"--out needs a new folder; {args.out} exists")
+    out = os.path.abspath(args.out)
+    kinds = os.path.join(out, "kinds")
+    write_kind(os.path.join(kinds, "solutions"))
+    write_kind(os.path.join(kinds, "handout"), stubbed=True)
+    write_kind(os.path.join(kinds, "wrong"), WRONG)
+    write_kind(os.path.join(kinds, "hostile"), HOSTILE)
+    names = sorted(os.listdir(kinds))
+    batch = os.path.join(out, "batch")
+    for kind in names:
+        for k in range(args.copies):
+            shutil.copytree(os.path.join(kinds, kind), os.path.join(batch, f"{kind}-{k}"))
+    common = ["--jobs", str(args.jobs)] + (["--labs"] + args.labs if args.labs else []) + \
+        ([f"--cmake-args={args.cmake_args}"] if args.cmake_args else [])
+    base = os.path.join(out, "base")
+    start = time.time()
+    prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common, capture_output=True, text=True)
+    if prep.returncode != 0:
+        fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
+    base_s = time.time() - start
+    serial_s = grade(kinds, os.path.join(out, "serial"), base, 1, common)
+    together_s = grade(batch, os.path.join(out, "together"), base, args.per_gpu, common)
+    reference = {kind: tasks_of(os.path.join(out, "serial"), kind) for kind in names}
+    differ = []
+    for kind in names:
+        for k in range(args.copies):
+            got = tasks_of(os.path.join(out, "together"), f"{kind}-{k}")
+            if got != reference[kind]:
+                differ.append(f"{kind}-{k}: {got[1]} (tasks {got[0]}) vs {reference[kind][1]} alone")
+    n = len(names) * args.copies
+    result = {"base_s": round(base_s, 1), "serial": {"submissions": len(names), "seconds": round(serial_s, 1),
+                                                     "per_hour": round(3600 * len(names) / serial_s, 1)},
+              "together": {"submissions": n, "per_gpu": args.per_gpu, "seconds": round(together_s, 1),
+                           "per_hour": round(3600 * n / together_s, 1)},
+              "scores": {kind: reference[kind][1] for kind in names}, "differ": differ}
+    with open(os.path.join(out, "bench.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"base: built and listed in {base_s:.0f} s")
+    print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {result['serial']['per_hour']:.0f} per hour")
+    print(f"{args.per_gpu} at once:     {n} submissions in {together_s:.0f} s = {result['together']['per_hour']:.0f} per hour")
+    print("scores alone: " + ", ".join(f"{k} {v:g}" for k, v in result["scores"].items()))
+    print(f"scores together: {'identical to alone' if not differ else str(len(differ)) + ' differ'}")
+    for line in differ:
+        print("  " + line)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
