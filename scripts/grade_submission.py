@@ -20,7 +20,8 @@ own. A lab that does not compile, or whose tests pass their limit, scores 0 on e
 which keep their maxima.
 
 Writes OUT/results.json (Gradescope format) and OUT/junit-<lab>.xml; with --batch,
-OUT/submissions/<name>/ per entry and OUT/summary.csv (one row per submission, written as each
+OUT/submissions/<name>/ per entry and OUT/summary.csv (one row per submission, in name order at
+the end; written as each
 finishes; an unreadable archive or a failing submission is recorded and the batch goes on).
 
 Options:
@@ -306,6 +307,7 @@ def batch(g, folder, out, args):
                     slots.append(gpu)
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             list(pool.map(worker, named))
+    summary.finish()
     print(f"summary: {summary.path}")
     if args.leaderboard:
         leaderboard.write(graded, out)

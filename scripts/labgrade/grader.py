@@ -21,7 +21,7 @@ import threading
 import time
 
 from . import ctest, leaderboard, regions as regions_mod, results, submission, suite, symbols
-from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup, MemoryWatch
+from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup, MemoryWatch, reap_uid
 
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
 NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
@@ -452,6 +452,8 @@ class Grader:
             return data, broken, outcome
         finally:
             stack.close()
+            if box and box.lease:
+                reap_uid(box.uid)  # nothing the submission started outlives its grading
             if ws.group:
                 ws.group.remove()
                 self.made_groups.remove(ws.group)
@@ -461,7 +463,9 @@ class Grader:
                 shutil.rmtree(scratch, ignore_errors=True)
 
     def cleanup(self):
-        for group in self.made_groups:  # the base's too when it failed to build
+        if self.box:
+            self.box.close()  # the base's uid lease: its processes reaped first
+        for group in list(self.made_groups):  # the base's too when it failed to build
             group.remove()
         if not self.keep:
             shutil.rmtree(self.work, ignore_errors=True)
@@ -499,3 +503,14 @@ class Summary:
     def add(self, row):
         with self.lock, open(self.path, "a", newline="") as f:
             csv.writer(f).writerow([row.get(k, "") for k in self.FIELDS])
+
+    def finish(self):
+        """Rewrites the file with its rows in submission order (they were written as each
+        finished; with several graded at once that is not the order of the folder)."""
+        with self.lock:
+            with open(self.path, newline="") as f:
+                rows = list(csv.reader(f))
+            tmp = self.path + ".sorted"
+            with open(tmp, "w", newline="") as f:
+                csv.writer(f).writerows(rows[:1] + sorted(rows[1:], key=lambda r: r[0]))
+            os.replace(tmp, self.path)

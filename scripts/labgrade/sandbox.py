@@ -281,6 +281,36 @@ def _uids_in_use():
     return uids
 
 
+def reap_uid(uid, timeout_s=10.0):
+    """Kills every process that runs as `uid` and waits until none is left (at most timeout_s):
+    what a sandbox started is gone before its uid goes back to the pool. Returns how many were
+    still there to kill."""
+    killed, deadline = 0, time.time() + timeout_s
+    while time.time() < deadline:
+        pids = [p for p in os.listdir("/proc") if p.isdigit() and _uid_of(p) == uid]
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return killed
+
+
+def _uid_of(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 class UidLease:
     """A uid no one else uses while it is held: the first of `count` uids from `base` whose lock
     file (in a folder only root may use) no other grader holds and that no process runs as. The
@@ -315,7 +345,9 @@ class UidLease:
         raise OSError(f"all {count} sandbox uids from {base} are in use")
 
     def release(self):
+        """Gives the uid back, once no process runs as it any more (reap_uid)."""
         if self.fd is not None:
+            reap_uid(self.uid)
             os.close(self.fd)
             self.fd = None
 

@@ -107,7 +107,11 @@ TEST(Suspects, FasterThanPhysicsIsMarkedAndShownAsSuspect) {
       result("wrong", 1e9, 0.1, false),              // 10000, wrong: "NO", not marked
       result("other_stream", 1e9, 1.25, true)};      // 800, but the host waited 2.1 ms
   rs[6].timing.host_samples_ms = {2.0, 2.1, 2.2};
-  rs[6].timing.host_median_ms = 2.1;  // > 1.5 x 1.25 + 0.1
+  rs[6].timing.host_median_ms = 2.1;
+  rs[6].timing.host_min_ms = 2.0;  // > 1.5 x 1.25 + 0.1
+  rs[0].timing.host_samples_ms = {1.3, 9.0, 9.0};  // a busy host: one undisturbed repetition clears it
+  rs[0].timing.host_median_ms = 9.0;
+  rs[0].timing.host_min_ms = 1.3;
   EXPECT_EQ(cudalab::mark_suspects(rs, 1000, 800, 1e6), 3);
   EXPECT_EQ(rs[0].suspect, "");
   EXPECT_EQ(rs[1].suspect, "");

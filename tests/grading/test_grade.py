@@ -180,11 +180,16 @@ class Leaderboard(unittest.TestCase):
         def path(self, which):
             return "/grade/" + which
 
-        def run(self, cmd, timeout, build_writable=True):
+        def run(self, cmd, timeout, build_writable=True, extra_env=None, pass_fds=()):
+            # the lab writes its report to the grader's pipe (CUDALAB_REPORT_FD), not to stdout
             self.ran.append(cmd)
             rows = [{"variant": v, "gbps": g, "percent_of_copy": g / 40.0, "correct": "yes" if g > 0 else "no"}
                     for v, g in self.gbps.items()]
-            return type("Run", (), {"stdout": json.dumps({"copy_gbps": 4000.0, "variants": rows})})()
+            fd = int(extra_env["CUDALAB_REPORT_FD"])
+            assert fd in pass_fds
+            os.write(fd, json.dumps({"copy_gbps": 4000.0, "variants": rows}).encode())
+            return type("Run", (), {"stdout": json.dumps({"copy_gbps": 1.0, "variants": [{"variant": "naive", "gbps": 1e9,
+                                                                                        "correct": "yes"}]})})()
 
     def test_measure_keeps_correct_tasks_and_the_best_variant(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -195,7 +200,11 @@ class Leaderboard(unittest.TestCase):
         tasks = {"vec_add.naive": full, "vec_add.coarsened": full, "vec_add.grid_stride": full,
                  "vec_add.vectorized": {"tests": 3, "passed": 2}}
         got = leaderboard.measure(ws, ["vec_add", "device_query"], tasks)
-        self.assertEqual(ws.ran, [["/grade/build/labs/vec_add", "2^26", "--json"]])  # labs without a ladder: not run
+        self.assertEqual(len(ws.ran), 1)  # labs without a ladder: not run
+        self.assertEqual((ws.ran[0][0], ws.ran[0][2]), ("/grade/build/labs/vec_add", "--json"))
+        self.assertLessEqual(abs(int(ws.ran[0][1]) - (1 << 26)), 1 << 22)  # a size drawn for this run
+        self.assertEqual(got["vec_add.naive"]["gbps"], 3000.0)  # from the pipe, not what stdout claimed
+        self.assertEqual(got["vec_add.naive"]["size"], ws.ran[0][1])
         self.assertEqual(sorted(got), ["vec_add.coarsened", "vec_add.naive"])  # wrong or failing tasks do not rank
         self.assertEqual((got["vec_add.coarsened"]["variant"], got["vec_add.coarsened"]["gbps"]), ("coarsened4", 3900.0))
         self.assertEqual(got["vec_add.naive"]["copy_gbps"], 4000.0)
