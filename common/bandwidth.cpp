@@ -38,8 +38,9 @@ int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double 
     if (!r.correct || !r.suspect.empty()) continue;
     const double g = r.gbps();
     if (r.timing.work_outside_the_timed_stream()) {
-      r.suspect = fmt::format("the host waited at least {:.4f} ms per launch, the events saw at most {:.4f} ms: work "
-                              "outside the timed stream", r.timing.host_min_ms, r.timing.max_ms);
+      r.suspect = fmt::format("the host waited at least {:.4f} ms per launch, the events saw at most {:.4f} ms (the host "
+                              "adds {:.4f} ms here): work outside the timed stream", r.timing.host_min_ms, r.timing.max_ms,
+                              r.timing.host_overhead_ms);
     } else if (peak_gbps > 0 && g > peak_gbps) {
       r.suspect = fmt::format("{:.0f} GB/s is above the theoretical peak of {:.0f} GB/s", g, peak_gbps);
     } else if (copy_gbps > 0 && r.bytes > l2_bytes && g > kCopyCeilingMargin * copy_gbps) {

@@ -70,6 +70,27 @@ Benchmarker::Benchmarker(BenchmarkOptions options)
   if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0) != cudaSuccess) (void)cudaGetLastError();
 }
 
+double Benchmarker::host_overhead_ms(cudaStream_t stream) {
+  if (host_overhead_ms_ >= 0) return host_overhead_ms_;
+  probe_ = DeviceBuffer<unsigned char>(1 << 16);
+  probe_sink_ = DeviceBuffer<unsigned>(1);
+  probe_.fill_bytes(0);
+  double least = 1e30;
+  for (int i = 0; i < 5; ++i) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto host_start = std::chrono::steady_clock::now();
+    timer_.start(stream);
+    launch_l2_flush(probe_.data(), probe_.bytes(), probe_sink_.data(), stream);
+    timer_.stop(stream);
+    const double event_ms = timer_.elapsed_ms();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+    least = std::min(least, std::max(0.0, host_ms - event_ms));
+  }
+  host_overhead_ms_ = least;
+  return least;
+}
+
 void Benchmarker::reset_persisting_l2() {
   if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
 }

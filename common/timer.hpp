@@ -29,13 +29,17 @@ struct Timing {
   // here and not in samples_ms.
   std::vector<double> host_samples_ms{};
   double host_median_ms = 0, host_min_ms = 0;
-  // Even the host's shortest repetition was much longer than the events' longest: the timed
-  // launch left work on another stream. (The minimum: a busy host only ever adds time, so one
-  // undisturbed repetition is enough to clear an honest kernel; hidden work is in every one.)
+  // What the host's clock adds to an honest launch here (launch, events, synchronise; far more
+  // under compute-sanitizer): measured by the Benchmarker on a small kernel of its own.
+  double host_overhead_ms = 0;
+  // Even the host's shortest repetition was much longer than the events' longest plus what the
+  // host adds anyway: the timed launch left work on another stream. (The minimum: a busy host
+  // only ever adds time, so one undisturbed repetition clears an honest kernel, while hidden
+  // work is in every one.)
   bool work_outside_the_timed_stream() const {
-    return !host_samples_ms.empty() && host_min_ms > 1.5 * max_ms + kHostSlackMs;
+    return !host_samples_ms.empty() && host_min_ms > 2.0 * (max_ms + host_overhead_ms) + kHostSlackMs;
   }
-  static constexpr double kHostSlackMs = 0.1;  // launch + event + synchronise, with room to spare
+  static constexpr double kHostSlackMs = 0.1;
 };
 
 // min / median / max of the samples (median of an even count: mean of the middle two).
@@ -95,9 +99,11 @@ class Benchmarker {
     std::vector<double> samples, host;
     samples.reserve(static_cast<std::size_t>(options_.repeat));
     host.reserve(static_cast<std::size_t>(options_.repeat));
+    const double overhead_ms = host_overhead_ms(stream);
     for (int i = 0; i < options_.repeat; ++i) {
       if (before_each) before_each(i);
       if (before_last && i + 1 == options_.repeat) before_last();
+      if (before_each || before_last) CUDA_CHECK(cudaDeviceSynchronize());  // their copies are not timed
       if (options_.flush_l2) flusher_.flush(stream);
       // No synchronise here: the launch must be queued behind the flush, as before, or the start
       // event would be stamped on an idle GPU and the time would include the launch's latency.
@@ -116,6 +122,7 @@ class Benchmarker {
     const Timing h = summarize(std::move(host));
     t.host_median_ms = h.median_ms;
     t.host_min_ms = h.min_ms;
+    t.host_overhead_ms = overhead_ms;
     return t;
   }
 
@@ -123,6 +130,12 @@ class Benchmarker {
   // No persisting L2 lines (cudaLimitPersistingL2CacheSize 0, reset before each run): a kernel's
   // access policy could otherwise keep its inputs in L2 across the flush.
   static void reset_persisting_l2();
+  // The host's time for a small honest launch less its events' time, the least of a few
+  // (measured once per Benchmarker, on the first run).
+  double host_overhead_ms(cudaStream_t stream);
+  double host_overhead_ms_ = -1;
+  DeviceBuffer<unsigned char> probe_;
+  DeviceBuffer<unsigned> probe_sink_;
 
   BenchmarkOptions options_;
   L2Flusher flusher_;

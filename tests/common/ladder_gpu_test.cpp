@@ -99,7 +99,7 @@ TEST(Ladder, AKernelThatComputesOnlyOnItsFirstLaunchIsWrongNotFast) {
 TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
   CUDALAB_REQUIRE_GPU();
   cudalab::Benchmarker bench({1, 5, false});
-  cudalab::DeviceBuffer<unsigned char> buf(1 << 20), hidden(std::size_t{2} << 30);
+  cudalab::DeviceBuffer<unsigned char> buf(1 << 20), hidden(std::size_t{4} << 30);
   std::vector<std::string> log;
   cudaStream_t own = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));

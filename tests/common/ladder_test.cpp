@@ -105,13 +105,16 @@ TEST(Suspects, FasterThanPhysicsIsMarkedAndShownAsSuspect) {
       result("over_peak", 1e9, 0.9, true),           // 1111: above the peak
       result("in_l2", 5e5, 0.00055, true),           // 909: 1.14 x copy, but 500 kB fit the L2
       result("wrong", 1e9, 0.1, false),              // 10000, wrong: "NO", not marked
-      result("other_stream", 1e9, 1.25, true)};      // 800, but the host waited 2.1 ms
-  rs[6].timing.host_samples_ms = {2.0, 2.1, 2.2};
-  rs[6].timing.host_median_ms = 2.1;
-  rs[6].timing.host_min_ms = 2.0;  // > 1.5 x 1.25 + 0.1
-  rs[0].timing.host_samples_ms = {1.3, 9.0, 9.0};  // a busy host: one undisturbed repetition clears it
+      result("other_stream", 1e9, 1.25, true)};      // 800, but the host waited 2.8 ms
+  rs[6].timing.host_samples_ms = {2.8, 2.9, 3.0};
+  rs[6].timing.host_median_ms = 2.9;
+  rs[6].timing.host_min_ms = 2.8;  // > 2 x (1.25 + 0) + 0.1
+  rs[0].timing.host_samples_ms = {2.6, 9.0, 9.0};  // a busy host: one undisturbed repetition clears it
   rs[0].timing.host_median_ms = 9.0;
-  rs[0].timing.host_min_ms = 1.3;
+  rs[0].timing.host_min_ms = 2.6;                  // 2.6 < 2 x 1.25 + 0.1
+  rs[1].timing.host_samples_ms = {3.5};            // under a sanitizer the host adds 0.6 ms to any launch
+  rs[1].timing.host_min_ms = rs[1].timing.host_median_ms = 3.5;
+  rs[1].timing.host_overhead_ms = 0.6;             // 3.5 < 2 x (1.2 + 0.6) + 0.1
   EXPECT_EQ(cudalab::mark_suspects(rs, 1000, 800, 1e6), 3);
   EXPECT_EQ(rs[0].suspect, "");
   EXPECT_EQ(rs[1].suspect, "");
