@@ -104,18 +104,21 @@ class Benchmarker {
       if (before_each) before_each(i);
       if (before_last && i + 1 == options_.repeat) before_last();
       if (before_each || before_last) CUDA_CHECK(cudaDeviceSynchronize());  // their copies are not timed
-      if (options_.flush_l2) flusher_.flush(stream);
-      // No synchronise here: the launch must be queued behind the flush, as before, or the start
-      // event would be stamped on an idle GPU and the time would include the launch's latency.
-      // The host's clock so starts while the flush may still run (tens of microseconds at most,
-      // inside kHostSlackMs).
+      // The launch is queued behind the flush with no synchronise between (else the start event
+      // would be stamped on an idle GPU and the time would include the launch's latency); the
+      // host's clock starts before the flush, and the flush's own time (its events) comes off.
       const auto host_start = std::chrono::steady_clock::now();
+      flush_timer_.start(stream);
+      if (options_.flush_l2) flusher_.flush(stream);
+      flush_timer_.stop(stream);
       timer_.start(stream);
       launch();
       timer_.stop(stream);
       samples.push_back(timer_.elapsed_ms());
+      const double flush_ms = flush_timer_.elapsed_ms();
       CUDA_CHECK(cudaDeviceSynchronize());
-      host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count());
+      host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count() -
+                     flush_ms);
     }
     Timing t = summarize(std::move(samples));
     t.host_samples_ms = host;
@@ -139,7 +142,7 @@ class Benchmarker {
 
   BenchmarkOptions options_;
   L2Flusher flusher_;
-  EventTimer timer_;
+  EventTimer timer_, flush_timer_;
 };
 
 // The copy ceiling: a large device-to-device cudaMemcpy, counting bytes read + written.
