@@ -54,6 +54,9 @@ Options:
                         one process per binary (scripts/gtest_batch.py): the same cases, results and
                         per-case limits, but a CUDA context per case (on the H200 about 3.7x slower)
   --gtest-batch         the default; accepted for older command lines
+  --no-reuse            run every lab's tests for every submission; by default the base's own
+                        tests run once and a lab whose region files a submission leaves as handed
+                        out (or whose every region is refused) gets the base's results for it
   --keep                keep the work folders
   --prepare-base DIR    build and list the base into DIR (a new folder) and stop: no submission is
                         graded. Give the same --labs, --cmake-args and --per-case as the graders
@@ -94,6 +97,7 @@ def parse_args():
     ap.add_argument("--points", default=os.path.join(suite.ROOT, "grading", "points.json"))
     ap.add_argument("--cmake-args", default="")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--no-reuse", action="store_true")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--gpus", type=int, default=1)
     ap.add_argument("--per-gpu", type=int, default=max(1, min(4, (os.cpu_count() or 2) // 4)))
@@ -204,7 +208,7 @@ def main():
     limits = grader.Limits(args.build_timeout, args.lab_timeout, args.submission_timeout, args.test_timeout,
                            args.submission_bytes or None)
     g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
-                      measure=args.leaderboard, gtest_batch=not args.per_case)
+                      measure=args.leaderboard, gtest_batch=not args.per_case, reuse_base=not args.no_reuse)
     try:
         if args.prepare_base:
             g.prepare_base(os.path.abspath(args.prepare_base))

@@ -113,11 +113,13 @@ def failed_labs(log, labs):
 
 class Grader:
     def __init__(self, points, labs, box, jobs, limits, cmake_args=(), work=None, keep=False, log=print,
-                 measure=False, gtest_batch=False):
+                 measure=False, gtest_batch=False, reuse_base=True):
         self.points, self.labs, self.box, self.jobs, self.limits = points, labs, box, jobs, limits
         self.cmake_args, self.keep, self.log, self.measure = list(cmake_args), keep, log, measure
         self.gtest_batch = gtest_batch
         self.submission_jobs = None  # build and test jobs of one submission (a batch shares self.jobs out)
+        self.reuse_base = reuse_base  # run the base's tests once and reuse them for labs left as handed out
+        self.base_results = None      # ({case: [status, output, seconds]}, {case: limit} timed out)
         self.work = work or tempfile.mkdtemp(prefix="labgrade_")
         os.chmod(self.work, 0o711)  # the sandbox's uid passes through to its own folders, lists nothing
         self.groups = 0
@@ -216,10 +218,13 @@ class Grader:
                 self.batches[name] = lbl
         self.listed = results.fixed_list(labels, self.points, set(self.labs))
         self.base = ws
+        if self.reuse_base:
+            self.base_tests(ws)
         if root:
             with open(os.path.join(root, BASE_FILE), "w") as f:
                 json.dump({"labs": self.labs, "cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch,
-                           "labels": labels, "batches": self.batches, "region_files": sorted(self.regions)}, f, indent=1)
+                           "labels": labels, "batches": self.batches, "region_files": sorted(self.regions),
+                           "base_results": self.base_results}, f, indent=1)
         self.log(f"grade_submission: base built and listed in {time.time() - start:.0f} s: "
                  f"{len(self.listed)} tests in {len(self.labs)} labs")
         return ws
@@ -240,6 +245,7 @@ class Grader:
         ws = Workspace(root, self.box)
         self.regions = suite.parse_regions(ws.src, info["region_files"])
         self.batches = info["batches"]
+        self.base_results = info.get("base_results") if self.reuse_base else None
         self.listed = results.fixed_list(info["labels"], self.points, set(self.labs))
         self.base = ws
         self.log(f"grade_submission: base from {root} (prepared once): {len(self.listed)} tests in {len(self.labs)} labs")
@@ -278,6 +284,51 @@ class Grader:
                 with open(os.path.join(src, rel), "w", encoding="utf-8") as f:
                     f.write(spliced)
         return outcome
+
+    def run_lab_tests(self, ws, labs, limit, jobs):
+        """Every test of `labs` in one ctest run in workspace `ws` (tests of different labs share
+        the cores and the GPU instead of waiting for each other). Returns ({case: (status, output,
+        seconds)}, {case: limit} of those that timed out, whether the run passed `limit`)."""
+        with self.gpu_shared():
+            run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/junit.xml",
+                                             "^(" + "|".join(labs) + ")$", jobs, self.limits.test_s,
+                                             limit, runner=ws.runner(with_out=True))
+        try:
+            cases = results.parse_junit(os.path.join(ws.out, "junit.xml"))
+        except ValueError:
+            cases = {}
+        if self.batches:
+            batch_labels = {n: lbl for n, lbl in self.batches.items() if any(lab in lbl for lab in labs)}
+            try:
+                timed_out.update(results.expand_batches(batch_labels, cases, ws.build))
+            except ValueError:
+                pass  # an unreadable report: its cases did not run
+        return cases, timed_out, run.timed_out
+
+    def unchanged(self, ws, lab):
+        """Whether every region file of `lab` in the workspace is the base's, byte for byte."""
+        for rel, rs in self.regions.items():
+            if any(r.lab == lab for r in rs):
+                with open(os.path.join(ws.src, rel), "rb") as a, open(os.path.join(self.base.src, rel), "rb") as b:
+                    if a.read() != b.read():
+                        return False
+        return True
+
+    def base_tests(self, ws):
+        """Runs the base's own tests once (the handout's results: what a submission that leaves a
+        lab as handed out gets for it), kept in self.base_results."""
+        start = time.time()
+        if self.box:
+            self.box.prepare_writable(ws.out)
+        cases, timed_out, _ = self.run_lab_tests(ws, self.labs, self.limits.lab_tests_s * len(self.labs), self.jobs)
+        self.base_results = ({n: list(c) for n, c in cases.items()}, timed_out)
+        # its reports must not be found in a submission's copy of this build as if they were its own
+        for report in glob.glob(os.path.join(ws.build, "gtest-batch", "*.xml")) + [os.path.join(ws.out, "junit.xml")]:
+            if os.path.exists(report):
+                os.remove(report)
+        shutil.rmtree(os.path.join(ws.build, "Testing"), ignore_errors=True)
+        self.log(f"grade_submission: the base's own tests ran in {time.time() - start:.0f} s "
+                 "(reused for every lab a submission leaves as handed out)")
 
     @contextlib.contextmanager
     def gpu_shared(self):
@@ -400,30 +451,22 @@ class Grader:
             runnable = [lab for lab in self.labs if lab not in broken]
             for lab in broken:
                 tests += [t.entry("failed", f"{lab} does not compile:\n{broken[lab]}") for t in self.listed if t.lab == lab]
+            # a lab whose region files are the base's, byte for byte (left as handed out, or every
+            # region refused): its build is the base's, so are its results, taken from the base's run
+            reused = [lab for lab in runnable if self.base_results is not None and self.unchanged(ws, lab)]
+            if reused:
+                cases, timed_out = self.base_results
+                tests += results.score([t for t in self.listed if t.lab in reused],
+                                       {n: tuple(c) for n, c in cases.items()}, timed_out)
+            runnable = [lab for lab in runnable if lab not in reused]
             remaining = deadline - time.time()
             if runnable and remaining <= 1:
                 tests += [t.entry("failed", "failed: the submission passed its limit of "
                                             f"{self.limits.submission_s:g} s") for t in self.listed if t.lab in runnable]
             elif runnable:
-                # every lab's tests in one ctest run: tests of different labs share the cores and
-                # the GPU instead of waiting for each other
                 limit = min(self.limits.lab_tests_s * len(runnable), remaining)
-                with self.gpu_shared():
-                    run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/junit.xml",
-                                                     "^(" + "|".join(runnable) + ")$", jobs, self.limits.test_s,
-                                                     limit, runner=ws.runner(with_out=True))
-                try:
-                    cases = results.parse_junit(os.path.join(ws.out, "junit.xml"))
-                except ValueError:
-                    cases = {}
-                if self.batches:
-                    batch_labels = {n: lbl for n, lbl in self.batches.items() if any(lab in lbl for lab in runnable)}
-                    try:
-                        timed_out.update(results.expand_batches(batch_labels, cases, ws.build))
-                    except ValueError:
-                        pass  # an unreadable report: its cases did not run
-                missing = (f"failed: the tests passed their limit of {limit:g} s" if run.timed_out
-                           else "failed: did not run")
+                cases, timed_out, over = self.run_lab_tests(ws, runnable, limit, jobs)
+                missing = f"failed: the tests passed their limit of {limit:g} s" if over else "failed: did not run"
                 tests += results.score([t for t in self.listed if t.lab in runnable], cases, timed_out, missing)
                 if os.path.exists(os.path.join(ws.out, "junit.xml")):
                     os.makedirs(out, exist_ok=True)
@@ -439,8 +482,10 @@ class Grader:
             if watch and watch.kills:
                 feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "
                                 f"the grader stopped them ({watch.kills} time(s))")
+            if reused:
+                feedback.append(f"left as handed out (the handout's results, not run again): {', '.join(reused)}")
             data = results.results_json(tests, self.points, time.time() - start,
-                                        {"not_compiling": sorted(broken), "regions": outcome})
+                                        {"not_compiling": sorted(broken), "regions": outcome, "reused": reused})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]
                 with self.gpu_alone():  # timed runs: no other submission's tests on the GPU meanwhile

@@ -542,8 +542,14 @@ class HostileBatch(unittest.TestCase):
             with open(os.path.join(out, "submissions", "prints_through_an_unlisted_call", "results.json")) as f:
                 why = json.load(f)["extra_data"]["regions"]["device_query.residency"]
             self.assertIn("the compiled device_query.cu refers to 'fmt::", why)
+            # a lab left as handed out, or whose regions were all refused, gets the base's results
+            # without running again; one that changed runs
+            for name in ("handout", "exit_early", "close_the_function", "prints_through_an_unlisted_call"):
+                with open(os.path.join(out, "submissions", name, "results.json")) as f:
+                    self.assertIn("device_query", json.load(f)["extra_data"]["reused"], name)
             with open(os.path.join(out, "submissions", "host_loop_forever", "results.json")) as f:
                 data = json.load(f)
+            self.assertNotIn("device_query", data["extra_data"]["reused"])
             timed = {t["name"]: t["tags"] for t in data["tests"] if t["output"].startswith("failed: timed out")}
             with open(os.path.join(ROOT, "grading", "points.json")) as f:
                 residency = json.load(f)["tasks"]["device_query.residency"]
