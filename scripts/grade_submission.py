@@ -274,7 +274,7 @@ def batch(g, folder, out, args):
         dest = os.path.join(out, "submissions", name)
         start = time.time()
         row = {"submission": name}
-        env = {"CUDA_VISIBLE_DEVICES": str(gpu)} if args.gpus > 1 else None
+        env = {"CUDA_VISIBLE_DEVICES": str(gpu), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"} if args.gpus > 1 else None
         try:
             data, broken, outcome = g.grade_one(os.path.join(folder, entry), dest, env)
             row.update(score=data["score"], max_score=data["extra_data"]["max_score"], status="graded",
@@ -294,23 +294,17 @@ def batch(g, folder, out, args):
 
     workers = min(len(named), args.gpus * args.per_gpu)
     g.submission_jobs = max(1, args.jobs // workers)
+    pool = grader.SlotPool(args.gpus, args.per_gpu)
+
+    def worker(item):
+        with pool.slot() as gpu:
+            one(item, gpu)
     if workers == 1:
         for item in named:
-            one(item, 0)
+            worker(item)
     else:
-        slots = [k % args.gpus for k in range(workers)]  # a slot per worker, the GPUs in turn
-        lock = threading.Lock()
-
-        def worker(item):
-            with lock:
-                gpu = slots.pop()
-            try:
-                one(item, gpu)
-            finally:
-                with lock:
-                    slots.append(gpu)
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            list(pool.map(worker, named))
+        with concurrent.futures.ThreadPoolExecutor(workers) as executor:
+            list(executor.map(worker, named))
     summary.finish()
     print(f"summary: {summary.path}")
     if args.leaderboard:

@@ -79,9 +79,11 @@ class Workspace:
     def run(self, cmd, timeout, build_writable=True, with_out=False, watch=None, keep_bytes=1 << 20, extra_env=None,
             pass_fds=()):
         """`extra_env` and `pass_fds`: a variable and the open file it names (the grader's result
-        pipe); without a sandbox the variable is set in the command's own environment."""
-        if extra_env and not self.box:
-            cmd = ["env"] + [f"{k}={v}" for k, v in extra_env.items()] + list(cmd)
+        pipe). Without a sandbox the workspace's variables and these are set in the command's own
+        environment."""
+        env = {**self.env, **(extra_env or {})}
+        if env and not self.box:  # no sandbox to set it: the command's own environment (a GPU slot too)
+            cmd = ["env"] + [f"{k}={v}" for k, v in env.items()] + list(cmd)
         return ctest.run_bounded(self.wrap(build_writable, with_out, extra_env)(cmd), timeout,
                                  preexec_fn=self.preexec if self.box or self.group else None, watch=watch,
                                  keep_bytes=keep_bytes, pass_fds=pass_fds)
@@ -514,6 +516,31 @@ class Grader:
             group.remove()
         if not self.keep:
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+class SlotPool:
+    """The GPU slots of a batch: `per_gpu` submissions at a time on each of `gpus` GPUs. slot()
+    hands out the GPU with the fewest submissions on it (the lowest number among equals) and
+    takes it back when the grading ends, however it ends."""
+
+    def __init__(self, gpus, per_gpu):
+        self.gpus, self.per_gpu = gpus, per_gpu
+        self.busy = [0] * gpus
+        self.cond = threading.Condition()
+
+    @contextlib.contextmanager
+    def slot(self):
+        with self.cond:
+            while min(self.busy) >= self.per_gpu:
+                self.cond.wait()
+            gpu = self.busy.index(min(self.busy))
+            self.busy[gpu] += 1
+        try:
+            yield gpu
+        finally:
+            with self.cond:
+                self.busy[gpu] -= 1
+                self.cond.notify_all()
 
 
 def safe_name(entry, used):

@@ -464,6 +464,44 @@ class Bounds(unittest.TestCase):
         finally:
             shutil.rmtree(dev, ignore_errors=True)
 
+    def test_the_slot_pool_keeps_k_per_gpu_and_uses_every_gpu(self):
+        import threading
+        from labgrade import grader
+        pool = grader.SlotPool(gpus=3, per_gpu=2)
+        lock, now, most, used = threading.Lock(), [0, 0, 0], [0, 0, 0], set()
+
+        def job(k):
+            with pool.slot() as gpu:
+                with lock:
+                    now[gpu] += 1
+                    most[gpu] = max(most[gpu], now[gpu])
+                    used.add(gpu)
+                time.sleep(0.02)
+                with lock:
+                    now[gpu] -= 1
+                if k % 5 == 0:
+                    raise RuntimeError("a grading that fails gives its slot back")
+        threads = [threading.Thread(target=lambda k=k: self.assertRaises(RuntimeError, job, k) if k % 5 == 0 else job(k))
+                   for k in range(30)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(used, {0, 1, 2})
+        self.assertEqual(most, [2, 2, 2])
+        self.assertEqual(pool.busy, [0, 0, 0])
+
+    def test_a_slot_reaches_the_command_with_or_without_a_sandbox(self):
+        from labgrade import grader
+        env = {"CUDA_VISIBLE_DEVICES": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+        plain = grader.Workspace(tempfile.gettempdir(), None, env)
+        r = plain.run(["sh", "-c", "echo $CUDA_VISIBLE_DEVICES $CUDA_DEVICE_ORDER"], 30)
+        self.assertEqual(r.stdout.split(), ["1", "PCI_BUS_ID"])  # --unsafe-no-sandbox: set in its own environment
+        cmd = Sandbox("bwrap", False).command(["true"], build="/tmp", env=env)
+        values = {cmd[i + 1]: cmd[i + 2] for i, a in enumerate(cmd) if a == "--setenv"}
+        self.assertEqual(values["CUDA_DEVICE_ORDER"], "PCI_BUS_ID")
+        self.assertIn("CUDA_VISIBLE_DEVICES", values)  # the slot, or its GPU's UUID where the host has one
+
     def test_leaderboard_runs_count_against_the_submission_deadline(self):
         class NeverRun:
             def run(self, *a, **k):
