@@ -291,7 +291,7 @@ class Grader:
         """Every test of `labs` in one ctest run in workspace `ws` (tests of different labs share
         the cores and the GPU instead of waiting for each other). Returns ({case: (status, output,
         seconds)}, {case: limit} of those that timed out, whether the run passed `limit`)."""
-        with self.gpu_shared():
+        with self.gpu_use():
             run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/junit.xml",
                                              "^(" + "|".join(labs) + ")$", jobs, self.limits.test_s,
                                              limit, runner=ws.runner(with_out=True))
@@ -333,10 +333,13 @@ class Grader:
                  "(reused for every lab a submission leaves as handed out)")
 
     @contextlib.contextmanager
-    def gpu_shared(self):
-        """Correctness tests: several submissions' at once on one GPU."""
+    def gpu_use(self, alone=False):
+        """The GPU for a submission's correctness tests, shared with other submissions' tests; or,
+        alone=True, for a timed leaderboard run, alone: new tests wait for it, running ones finish
+        first."""
         with self.gpu:
-            while self.gpu_timing:
+            self.gpu_timing += alone
+            while self.gpu_users if alone else self.gpu_timing:
                 self.gpu.wait()
             self.gpu_users += 1
         try:
@@ -344,22 +347,7 @@ class Grader:
         finally:
             with self.gpu:
                 self.gpu_users -= 1
-                self.gpu.notify_all()
-
-    @contextlib.contextmanager
-    def gpu_alone(self):
-        """Timed leaderboard runs: alone on the GPU (new tests wait; running ones finish first)."""
-        with self.gpu:
-            self.gpu_timing += 1
-            while self.gpu_users:
-                self.gpu.wait()
-            self.gpu_users += 1
-        try:
-            yield
-        finally:
-            with self.gpu:
-                self.gpu_users -= 1
-                self.gpu_timing -= 1
+                self.gpu_timing -= alone
                 self.gpu.notify_all()
 
     def object_of(self, root, rel):
@@ -490,7 +478,7 @@ class Grader:
                                         {"not_compiling": sorted(broken), "regions": outcome, "reused": reused})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]
-                with self.gpu_alone():  # timed runs: no other submission's tests on the GPU meanwhile
+                with self.gpu_use(alone=True):  # timed runs: no other submission's tests on the GPU meanwhile
                     data["extra_data"]["leaderboard"] = leaderboard.measure(ws, built, data["extra_data"]["tasks"], deadline)
             data["output"] = "\n".join(feedback + [data["output"]])
             os.makedirs(out, exist_ok=True)

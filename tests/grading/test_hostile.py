@@ -491,6 +491,38 @@ class Bounds(unittest.TestCase):
         self.assertEqual(most, [2, 2, 2])
         self.assertEqual(pool.busy, [0, 0, 0])
 
+    def test_a_timed_run_has_the_gpu_alone(self):
+        # submissions graded at once share the GPU for their tests; a leaderboard run waits for
+        # the tests running now, and tests that come while it waits wait for it
+        import threading
+        from labgrade import grader
+        g = grader.Grader({}, [], None, 1, grader.Limits())
+        log = []
+
+        def tests(k, delay=0.0):
+            time.sleep(delay)
+            with g.gpu_use():
+                log.append(f"tests {k} start")
+                time.sleep(0.15)
+                log.append(f"tests {k} end")
+
+        def board():
+            time.sleep(0.05)
+            with g.gpu_use(alone=True):
+                log.append("timed start")
+                time.sleep(0.1)
+                log.append("timed end")
+        threads = [threading.Thread(target=tests, args=(k,)) for k in range(3)]
+        threads += [threading.Thread(target=board), threading.Thread(target=tests, args=(9, 0.1))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        g.cleanup()
+        timed = log.index("timed start")
+        self.assertEqual(sorted(log[:timed]), sorted([f"tests {k} {e}" for k in range(3) for e in ("start", "end")]))
+        self.assertEqual(log[timed:], ["timed start", "timed end", "tests 9 start", "tests 9 end"])
+
     def test_a_slot_reaches_the_command_with_or_without_a_sandbox(self):
         from labgrade import grader
         env = {"CUDA_VISIBLE_DEVICES": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
