@@ -232,23 +232,7 @@ class MemoryWatch:
 
     def _processes(self):
         """{pid: resident bytes} of the uid's processes."""
-        found = {}
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                with open(f"/proc/{pid}/status") as f:
-                    uid, rss = None, 0
-                    for line in f:
-                        if line.startswith("Uid:"):
-                            uid = int(line.split()[1])
-                        elif line.startswith("VmRSS:"):
-                            rss = int(line.split()[1]) * 1024
-                if uid == self.uid:
-                    found[int(pid)] = rss
-            except (OSError, ValueError, IndexError):
-                continue
-        return found
+        return {pid: rss for pid, (uid, rss) in processes().items() if uid == self.uid}
 
     def _run(self):
         while not self._stop.wait(self.period_s):
@@ -264,21 +248,31 @@ class MemoryWatch:
                         pass
 
 
-def _uids_in_use():
-    """The real uids of every process on the host (from /proc)."""
-    uids = set()
+def processes():
+    """{pid: (real uid, resident bytes)} of every process on the host, from /proc (one that ends
+    while it is read is left out)."""
+    found = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             with open(f"/proc/{pid}/status") as f:
+                uid, rss = None, 0
                 for line in f:
                     if line.startswith("Uid:"):
-                        uids.add(int(line.split()[1]))
-                        break
-        except OSError:
-            continue  # the process ended meanwhile
-    return uids
+                        uid = int(line.split()[1])
+                    elif line.startswith("VmRSS:"):
+                        rss = int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            continue
+        if uid is not None:
+            found[int(pid)] = (uid, rss)
+    return found
+
+
+def _uids_in_use():
+    """The real uids of every process on the host."""
+    return {uid for uid, _ in processes().values()}
 
 
 def reap_uid(uid, timeout_s=10.0):
@@ -287,28 +281,17 @@ def reap_uid(uid, timeout_s=10.0):
     still there to kill."""
     killed, deadline = 0, time.time() + timeout_s
     while time.time() < deadline:
-        pids = [p for p in os.listdir("/proc") if p.isdigit() and _uid_of(p) == uid]
+        pids = [pid for pid, (owner, _) in processes().items() if owner == uid]
         if not pids:
             break
         for pid in pids:
             try:
-                os.kill(int(pid), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 killed += 1
             except OSError:
                 pass
         time.sleep(0.05)
     return killed
-
-
-def _uid_of(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 class UidLease:
