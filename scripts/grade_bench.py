@@ -6,6 +6,10 @@ COPIES of each kind all together with --per-gpu K, and compares every copy's per
 with its kind's. Both runs share one prepared base.
 
   scripts/grade_bench.py --out DIR [--copies 4] [--per-gpu 4] [--labs ...] [--cmake-args "..."]
+                         [--stage all|serial|together]
+
+--stage serial prepares the base and grades the reference only; --stage together then grades
+the copies in the same DIR (two shorter runs instead of one long one).
 
 Prints the wall time of each run, submissions per hour, and one line per score that differs;
 writes DIR/bench.json. Exit codes: 0 every score identical, 1 a score differed (or a run failed),
@@ -50,10 +54,23 @@ def write_kind(dest, bodies=None, stubbed=False):
             f.write(text)
 
 
-def tasks_of(out, name):
+def results_of(out, name):
     with open(os.path.join(out, "submissions", name, "results.json")) as f:
-        data = json.load(f)
+        return json.load(f)
+
+
+def tasks_of(out, name):
+    data = results_of(out, name)
     return {t: s["score"] for t, s in data["extra_data"]["tasks"].items()}, data["score"]
+
+
+def phases_of(out, names):
+    """The mean seconds of each grading phase (copy, build, tests) over `names`."""
+    total = {}
+    for name in names:
+        for k, v in results_of(out, name)["extra_data"].get("phases", {}).items():
+            total[k] = total.get(k, 0) + v / len(names)
+    return {k: round(v, 1) for k, v in total.items()}
 
 
 def grade(batch, out, base, per_gpu, common):
@@ -76,32 +93,58 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--labs", nargs="*", default=[])
     ap.add_argument("--cmake-args", default="")
+    ap.add_argument("--stage", choices=["all", "serial", "together"], default="all")
     args = ap.parse_args()
     if args.copies < 1 or args.per_gpu < 1 or args.jobs < 1:
         fail(2, "--copies, --per-gpu and --jobs must be positive")
+    out = os.path.abspath(args.out)
+    if args.stage == "together":
+        if not os.path.exists(os.path.join(out, "serial.json")):
+            fail(2, f"--stage together needs {out}/serial.json from --stage serial")
+        return together(args, out)
     if os.path.lexists(args.out):
         fail(2, f"--out needs a new folder; {args.out} exists")
-    out = os.path.abspath(args.out)
     kinds = os.path.join(out, "kinds")
     write_kind(os.path.join(kinds, "solutions"))
     write_kind(os.path.join(kinds, "handout"), stubbed=True)
     write_kind(os.path.join(kinds, "wrong"), WRONG)
     write_kind(os.path.join(kinds, "hostile"), HOSTILE)
     names = sorted(os.listdir(kinds))
-    batch = os.path.join(out, "batch")
-    for kind in names:
-        for k in range(args.copies):
-            shutil.copytree(os.path.join(kinds, kind), os.path.join(batch, f"{kind}-{k}"))
-    common = ["--jobs", str(args.jobs)] + (["--labs"] + args.labs if args.labs else []) + \
-        ([f"--cmake-args={args.cmake_args}"] if args.cmake_args else [])
     base = os.path.join(out, "base")
     start = time.time()
-    prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common, capture_output=True, text=True)
+    prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common_args(args),
+                          capture_output=True, text=True)
     if prep.returncode != 0:
         fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
     base_s = time.time() - start
-    serial_s = grade(kinds, os.path.join(out, "serial"), base, 1, common)
-    together_s = grade(batch, os.path.join(out, "together"), base, args.per_gpu, common)
+    serial_s = grade(kinds, os.path.join(out, "serial"), base, 1, common_args(args))
+    with open(os.path.join(out, "serial.json"), "w") as f:
+        json.dump({"base_s": round(base_s, 1), "seconds": round(serial_s, 1), "kinds": names}, f)
+    print(f"base: built and listed in {base_s:.0f} s")
+    print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {3600 * len(names) / serial_s:.0f} per hour")
+    for kind in names:
+        print(f"  {kind}: phases {phases_of(os.path.join(out, 'serial'), [kind])}")
+    return 0 if args.stage == "serial" else together(args, out)
+
+
+def common_args(args):
+    return ["--jobs", str(args.jobs)] + (["--labs"] + args.labs if args.labs else []) + \
+        ([f"--cmake-args={args.cmake_args}"] if args.cmake_args else [])
+
+
+def together(args, out):
+    with open(os.path.join(out, "serial.json")) as f:
+        serial = json.load(f)
+    names, base_s, serial_s = serial["kinds"], serial["base_s"], serial["seconds"]
+    kinds = os.path.join(out, "kinds")
+    batch = os.path.join(out, "batch")
+    shutil.rmtree(batch, ignore_errors=True)
+    shutil.rmtree(os.path.join(out, "together"), ignore_errors=True)
+    for kind in names:
+        for k in range(args.copies):
+            shutil.copytree(os.path.join(kinds, kind), os.path.join(batch, f"{kind}-{k}"))
+    together_s = grade(batch, os.path.join(out, "together"), os.path.join(out, "base"), args.per_gpu,
+                       common_args(args))
     reference = {kind: tasks_of(os.path.join(out, "serial"), kind) for kind in names}
     differ = []
     for kind in names:
@@ -114,12 +157,16 @@ def main():
                                                      "per_hour": round(3600 * len(names) / serial_s, 1)},
               "together": {"submissions": n, "per_gpu": args.per_gpu, "seconds": round(together_s, 1),
                            "per_hour": round(3600 * n / together_s, 1)},
-              "scores": {kind: reference[kind][1] for kind in names}, "differ": differ}
+              "scores": {kind: reference[kind][1] for kind in names}, "differ": differ,
+              "phases_together": {kind: phases_of(os.path.join(out, "together"),
+                                                  [f"{kind}-{k}" for k in range(args.copies)]) for kind in names}}
     with open(os.path.join(out, "bench.json"), "w") as f:
         json.dump(result, f, indent=1)
     print(f"base: built and listed in {base_s:.0f} s")
     print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {result['serial']['per_hour']:.0f} per hour")
     print(f"{args.per_gpu} at once:     {n} submissions in {together_s:.0f} s = {result['together']['per_hour']:.0f} per hour")
+    for kind in names:
+        print(f"  {kind}: mean phases together {result['phases_together'][kind]}")
     print("scores alone: " + ", ".join(f"{k} {v:g}" for k, v in result["scores"].items()))
     print(f"scores together: {'identical to alone' if not differ else str(len(differ)) + ' differ'}")
     for line in differ:

@@ -430,6 +430,8 @@ class Grader:
             outcome = self.splice(files, ws.src)
             if box:
                 box.prepare_writable(ws.build, ws.out)
+            phases = {"copy_s": time.time() - start}
+            mark = time.time()
             jobs = self.submission_jobs or self.jobs
             broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
             refused = self.vet_objects(ws, outcome, broken)
@@ -437,6 +439,8 @@ class Grader:
                 for rel in refused:
                     shutil.copyfile(os.path.join(self.base.src, rel), os.path.join(ws.src, rel))
                 broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
+            phases["build_s"] = time.time() - mark
+            mark = time.time()
             tests = []
             runnable = [lab for lab in self.labs if lab not in broken]
             for lab in broken:
@@ -462,6 +466,7 @@ class Grader:
                     os.makedirs(out, exist_ok=True)
                     shutil.copyfile(os.path.join(ws.out, "junit.xml"), os.path.join(out, "junit.xml"))
                     results.mark_timeouts(os.path.join(out, "junit.xml"), timed_out)
+            phases["tests_s"] = time.time() - mark
             order = {lab: i for i, lab in enumerate(self.labs)}
             tests.sort(key=lambda t: order.get(t["tags"][0], len(order)) if t.get("tags") else len(order))
             feedback = [f"{rid}: {o}" for rid, o in sorted(outcome.items())]
@@ -475,7 +480,8 @@ class Grader:
             if reused:
                 feedback.append(f"left as handed out (the handout's results, not run again): {', '.join(reused)}")
             data = results.results_json(tests, self.points, time.time() - start,
-                                        {"not_compiling": sorted(broken), "regions": outcome, "reused": reused})
+                                        {"not_compiling": sorted(broken), "regions": outcome, "reused": reused,
+                                         "phases": {k: round(v, 1) for k, v in phases.items()}})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]
                 with self.gpu_use(alone=True):  # timed runs: no other submission's tests on the GPU meanwhile
