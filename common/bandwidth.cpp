@@ -11,28 +11,8 @@
 
 namespace cudalab {
 
-Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbps, double copy_gbps) {
-  Table t({{"variant", "variant"},
-           {"median_ms", "median ms"},
-           {"min_ms", "min ms"},
-           {"max_ms", "max ms"},
-           {"gbps", "GB/s"},
-           {"percent_of_peak", "% peak"},
-           {"percent_of_copy", "% copy"},
-           {"speedup", "speedup"},
-           {"correct", "ok"}});
-  const double base_ms = results.empty() ? 0.0 : results.front().timing.median_ms;
-  for (const auto& r : results) {
-    const double g = r.gbps();
-    t.add_row({r.name, Value(r.timing.median_ms, 4), Value(r.timing.min_ms, 4), Value(r.timing.max_ms, 4),
-               Value(g, 0), Value(percent(g, peak_gbps), 1), Value(percent(g, copy_gbps), 1),
-               Value(r.timing.median_ms > 0 ? base_ms / r.timing.median_ms : 0.0, 2),
-               Value(!r.correct ? "NO" : r.suspect.empty() ? "yes" : "suspect")});
-  }
-  return t;
-}
-
-int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes) {
+int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes,
+                  double peak_gflops) {
   int marked = 0;
   for (auto& r : results) {
     if (!r.correct || !r.suspect.empty()) continue;
@@ -43,6 +23,9 @@ int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double 
                               r.timing.host_overhead_ms);
     } else if (peak_gbps > 0 && g > peak_gbps) {
       r.suspect = fmt::format("{:.0f} GB/s is above the theoretical peak of {:.0f} GB/s", g, peak_gbps);
+    } else if (peak_gflops > 0 && r.flops > 0 && r.gflops() > peak_gflops) {
+      r.suspect = fmt::format("{:.0f} GFLOP/s is above the theoretical FP32 peak of {:.0f} GFLOP/s", r.gflops(),
+                              peak_gflops);
     } else if (copy_gbps > 0 && r.bytes > l2_bytes && g > kCopyCeilingMargin * copy_gbps) {
       r.suspect = fmt::format("{:.0f} GB/s is {:.2f} x the copy ceiling of this run for {} (more than the L2 holds)", g,
                               g / copy_gbps, human_bytes(r.bytes));
@@ -50,13 +33,6 @@ int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double 
     marked += r.suspect.empty() ? 0 : 1;
   }
   return marked;
-}
-
-std::string human_bytes(double bytes) {
-  if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024));
-  if (bytes >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
-  if (bytes >= 1024.0) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  return fmt::format("{:.0f} B", bytes);
 }
 
 namespace {

@@ -17,21 +17,21 @@ struct VariantResult {
   double bytes = 0;    // bytes the kernel must read + write (the napkin-math minimum)
   bool correct = false;
   std::string suspect{};  // non-empty: why this result is not believed (mark_suspects), never ranked
+  double flops{0};        // floating-point operations one launch does (0: not counted)
   double gbps() const { return cudalab::gbps(bytes, timing.median_ms); }
+  double gflops() const { return timing.median_ms > 0 ? flops / (timing.median_ms * 1e6) : 0.0; }
 };
 
 // A result faster than physics is an error to explain, never a record: marks (VariantResult::
-// suspect) each correct result above the theoretical peak, above kCopyCeilingMargin x the copy
-// ceiling of the same run while it moves more bytes than the L2 holds, or whose timed launches
-// left work the events did not wait for (Timing::work_outside_the_timed_stream). The margin:
-// a kernel that reads two streams and writes one can beat cudaMemcpy's one-to-one copy by a few
-// percent (vec_add), never by ten. Returns how many it marked.
+// suspect) each correct result above the theoretical peak (bandwidth, or FP32 FLOP/s when it
+// counts FLOPs and peak_gflops > 0), above kCopyCeilingMargin x the copy ceiling of the same
+// run while it moves more bytes than the L2 holds, or whose timed launches left work the events
+// did not wait for (Timing::work_outside_the_timed_stream). The margin: a kernel that reads two
+// streams and writes one can beat cudaMemcpy's one-to-one copy by a few percent (vec_add),
+// never by ten. Returns how many it marked.
 constexpr double kCopyCeilingMargin = 1.10;
-int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes);
-
-// Columns: variant, median/min/max ms, GB/s, % peak, % copy, speedup (the first row's median
-// time / this row's), ok ("yes", "NO", or "suspect" for a result mark_suspects did not believe).
-Table bandwidth_table(const std::vector<VariantResult>& results, double peak_gbps, double copy_gbps);
+int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes,
+                  double peak_gflops = 0);
 
 // The one memory cap of every lab: 90% of the current device's free memory. The rest is room
 // for the L2 flush buffer (twice the L2), the copy ceiling's buffers and the context's own
@@ -52,8 +52,5 @@ double usable_host_memory();
 void require_host_memory(double bytes, const std::string& what);
 // MemAvailable of a /proc/meminfo text, in bytes; a negative value when it has none.
 double meminfo_available_bytes(const std::string& meminfo);
-
-// "1.50 GiB", "33.2 MiB", "512 B".
-std::string human_bytes(double bytes);
 
 }  // namespace cudalab

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include "common/cuda_check.hpp"
 #include "common/exit_codes.hpp"
@@ -14,6 +15,17 @@ std::vector<VariantResult> LadderResult::results() const {
   out.reserve(rungs.size());
   for (const auto& r : rungs) out.push_back(r.result);
   return out;
+}
+
+const RungResult* LadderResult::baseline() const {
+  for (const auto& r : rungs) {
+    if (r.baseline) return &r;
+  }
+  return nullptr;
+}
+
+void report_copy_ceiling(Report& report, double copy_gbps) {
+  report.field("copy_ceiling_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(copy_gbps, 0), "GB/s");
 }
 
 void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block) {
@@ -40,12 +52,26 @@ double current_l2_bytes() {
 }
 }  // namespace
 
+namespace {
+// Names a rung's launches in Nsight Systems and Compute (ncu --nvtx --nvtx-include "name/").
+class NvtxRange {
+ public:
+  explicit NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~NvtxRange() { nvtxRangePop(); }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+}  // namespace
+
 LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
   LadderResult ladder;
   for (const Rung& rung : rungs) {
+    NvtxRange range(rung.name);
     RungResult r;
     r.result.name = rung.name;
     r.result.bytes = rung.bytes;
+    r.result.flops = rung.flops;
+    r.baseline = rung.baseline;
     r.fallback = rung.fallback;
     if (rung.time_first_launch) {
       EventTimer cold;
@@ -64,6 +90,7 @@ LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
     r.result.correct = after;
     ladder.all_ok = ladder.all_ok && r.result.correct;
     if (r.result.timing.work_outside_the_timed_stream()) mark_suspects_of(r);
+    if (rung.cells) r.cells = rung.cells();
     ladder.rungs.push_back(std::move(r));
   }
   choose_best(ladder);
@@ -74,7 +101,7 @@ void choose_best(LadderResult& ladder) {
   ladder.best = -1;
   for (std::size_t i = 0; i < ladder.rungs.size(); ++i) {
     const VariantResult& r = ladder.rungs[i].result;
-    if (!r.correct || !r.suspect.empty()) continue;
+    if (!r.correct || !r.suspect.empty() || ladder.rungs[i].baseline) continue;
     if (ladder.best < 0) {
       ladder.best = static_cast<int>(i);
       continue;
@@ -113,47 +140,142 @@ std::vector<std::string> fallback_notes(const LadderResult& ladder) {
   return notes;
 }
 
-void judge_physics(LadderResult& ladder, double peak_gbps, double copy_gbps) {
+void judge_physics(LadderResult& ladder, const Yardsticks& y) {
   std::vector<VariantResult> results = ladder.results();
-  mark_suspects(results, peak_gbps, copy_gbps, current_l2_bytes());
+  mark_suspects(results, y.peak_gbps, y.copy_gbps, current_l2_bytes(), y.peak_gflops);
   for (std::size_t i = 0; i < results.size(); ++i) ladder.rungs[i].result.suspect = results[i].suspect;
   choose_best(ladder);
 }
 
-void report_ladder(Report& report, const LadderResult& measured, double peak_gbps, double copy_gbps, int repeat) {
+MeasurementTable::MeasurementTable(Yardsticks y, RowsShape shape) : y_(y), shape_(std::move(shape)) {}
+
+void MeasurementTable::add(const LadderResult& ladder, const std::vector<Cell>& lead) {
+  LadderResult judged = ladder;
+  judge_physics(judged, y_);  // every table applies the same physics, sweeps included
+  const double first_ms = judged.rungs.empty() ? 0.0 : judged.rungs.front().result.timing.median_ms;
+  const RungResult* base = judged.baseline();
+  const double baseline_ms = base && base->result.correct ? base->result.timing.median_ms : 0.0;
+  for (const auto& r : judged.rungs) rows_.push_back({lead, r, first_ms, baseline_ms});
+}
+
+namespace {
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+// The keys of `cells` of every row, in order of first appearance, with their titles.
+std::vector<Column> union_of(const std::vector<std::vector<Cell>>& cells) {
+  std::vector<Column> columns;
+  for (const auto& row : cells) {
+    for (const auto& c : row) {
+      bool seen = false;
+      for (const auto& k : columns) seen = seen || k.key == c.key;
+      if (!seen) columns.push_back({c.key, c.title});
+    }
+  }
+  return columns;
+}
+
+Value cell_of(const std::vector<Cell>& cells, const std::string& key) {
+  for (const auto& c : cells) {
+    if (c.key == key) return c.value;
+  }
+  return Value();
+}
+}  // namespace
+
+Table MeasurementTable::table() const {
+  std::vector<std::vector<Cell>> leads, owns;
+  bool bytes = false, flops = false, baseline = false;
+  for (const auto& row : rows_) {
+    leads.push_back(row.lead);
+    owns.push_back(row.rung.cells);
+    bytes = bytes || row.rung.result.bytes > 0;
+    flops = flops || row.rung.result.flops > 0;
+    baseline = baseline || row.baseline_ms > 0;
+  }
+  const std::vector<Column> lead_columns = union_of(leads), own_columns = union_of(owns);
+  std::vector<Column> columns = lead_columns;
+  columns.push_back({"variant", "variant"});
+  columns.insert(columns.end(), own_columns.begin(), own_columns.end());
+  columns.push_back({"median_ms", "median ms"});
+  if (shape_.min_max) columns.insert(columns.end(), {{"min_ms", "min ms"}, {"max_ms", "max ms"}});
+  if (bytes) {
+    columns.push_back({"gbps", "GB/s"});
+    if (y_.peak_gbps > 0) columns.push_back({"percent_of_peak", "% peak"});
+    if (y_.copy_gbps > 0) columns.push_back({"percent_of_copy", "% copy"});
+  }
+  if (flops) {
+    columns.push_back({"gflops", "GFLOP/s"});
+    if (y_.peak_gflops > 0) columns.push_back({"percent_of_peak_flops", "% FP32 peak"});
+  }
+  columns.push_back({"speedup", "speedup"});
+  if (baseline) columns.push_back({"over_baseline", shape_.baseline_title.empty() ? "x baseline" : shape_.baseline_title});
+  columns.push_back({"ok", "ok", true, false});
+  columns.push_back({"correct", "correct", false, true});
+  columns.push_back({"suspect", "suspect", false, true});
+  columns.push_back({"baseline", "baseline", false, true});
+  columns.push_back({"bytes", "bytes", false, true});
+  columns.push_back({"flops", "flops", false, true});
+  columns.push_back({"fallback", "fallback", false, true});
+
+  Table t(columns);
+  for (const auto& row : rows_) {
+    const VariantResult& r = row.rung.result;
+    const double ms = r.timing.median_ms;
+    // A wrong result shows no speed: its time cells are null ("-"), so no plot or ranking
+    // can take it for a measurement.
+    const bool timed = r.correct;
+    const auto number = [timed](bool has, double v, int decimals) { return timed && has ? Value(v, decimals) : Value(); };
+    std::vector<Value> cells;
+    for (const auto& c : lead_columns) cells.push_back(cell_of(row.lead, c.key));
+    cells.push_back(r.name);
+    for (const auto& c : own_columns) cells.push_back(cell_of(row.rung.cells, c.key));
+    cells.push_back(number(true, ms, 4));
+    if (shape_.min_max) cells.insert(cells.end(), {number(true, r.timing.min_ms, 4), number(true, r.timing.max_ms, 4)});
+    if (bytes) {
+      cells.push_back(number(r.bytes > 0, r.gbps(), 0));
+      if (y_.peak_gbps > 0) cells.push_back(number(r.bytes > 0, percent(r.gbps(), y_.peak_gbps), 1));
+      if (y_.copy_gbps > 0) cells.push_back(number(r.bytes > 0, percent(r.gbps(), y_.copy_gbps), 1));
+    }
+    if (flops) {
+      cells.push_back(number(r.flops > 0, r.gflops(), 0));
+      if (y_.peak_gflops > 0) cells.push_back(number(r.flops > 0, percent(r.gflops(), y_.peak_gflops), 1));
+    }
+    cells.push_back(number(ms > 0, ratio(row.first_ms, ms), 2));
+    if (baseline) cells.push_back(number(row.baseline_ms > 0 && ms > 0, ratio(row.baseline_ms, ms), 3));
+    cells.push_back(verdict(r));
+    cells.push_back(r.correct);
+    cells.push_back(!r.suspect.empty());
+    cells.push_back(row.rung.baseline);
+    cells.push_back(Value(r.bytes, 0));
+    cells.push_back(Value(r.flops, 0));
+    cells.push_back(row.rung.fallback.empty() ? Value() : Value(row.rung.fallback));
+    t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+void report_ladder(Report& report, const LadderResult& measured, const Yardsticks& y, int repeat, RowsShape shape) {
   LadderResult ladder = measured;
-  judge_physics(ladder, peak_gbps, copy_gbps);
+  judge_physics(ladder, y);
+  MeasurementTable rows(y, std::move(shape));
+  rows.add(ladder);
   report.heading(fmt::format("Kernel time (median of {}, L2 flushed before each)", repeat));
-  report.table("variants", bandwidth_table(ladder.results(), peak_gbps, copy_gbps));
+  report.table("variants", rows.table());
   for (const auto& line : fallback_notes(ladder)) report.note("  " + line);
   if (ladder.best < 0) return;  // nothing correct: no best to name
   const VariantResult& best = ladder.best_result();
   report.field("best_variant", "best variant", best.name);
-  report.field("best_gbps", "best bandwidth", Value(best.gbps(), 0), "GB/s");
-  report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / copy_gbps, 3));
+  if (best.bytes > 0) report.field("best_gbps", "best bandwidth", Value(best.gbps(), 0), "GB/s");
+  if (best.bytes > 0 && y.copy_gbps > 0) report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / y.copy_gbps, 3));
+  if (const RungResult* base = ladder.baseline()) {
+    report.field("best_over_baseline", fmt::format("best / {}", base->result.name),
+                 Value(ratio(base->result.timing.median_ms, best.timing.median_ms), 3), "x");
+  }
 }
 
-Table sweep_table(std::vector<Column> size_columns, Column versus) {
-  std::vector<Column> columns = std::move(size_columns);
-  columns.insert(columns.end(), {{"variant", "variant"}, {"median_us", "median us"}, {"gbps", "GB/s"}, std::move(versus),
-                                 {"correct", "ok"}});
-  return Table(std::move(columns));
-}
-
-void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantResult& r, Value versus) {
-  size_cells.insert(size_cells.end(), {r.name, Value(r.timing.median_ms * 1e3, 2), Value(r.gbps(), 0), std::move(versus),
-                                       verdict(r)});
-  table.add_row(std::move(size_cells));
-}
-
-void add_sweep_rows(Table& table, const std::vector<Value>& size_cells, const LadderResult& ladder,
-                    const std::function<Value(const VariantResult&)>& versus) {
-  for (const auto& r : ladder.rungs) add_sweep_row(table, size_cells, r.result, versus(r.result));
-}
-
-int report_sweep(Report& report, const std::string& heading, const Table& table, bool all_ok) {
+int report_sweep(Report& report, const std::string& heading, const MeasurementTable& table, bool all_ok) {
   report.heading(heading);
-  report.table("sweep", table);
+  report.table("sweep", table.table());
   return all_ok ? kExitSuccess : kExitWrongResult;
 }
 

@@ -10,12 +10,18 @@
 //   then:           GB/s, % of peak, % of the copy ceiling, the best correct variant; a result
 //                   faster than physics is "suspect" (mark_suspects), never the best
 //
-// and report_ladder prints the standard table and the best_* fields (text or --json). A variant
-// that cannot run as asked (a vector kernel given misaligned pointers) carries its reason in
-// Rung::fallback and is reported with it: never silently replaced.
+// The result is open rows: each RungResult has the standard fields (name, timing, bytes, FLOPs,
+// correct, suspect, fallback) and the cells the lab names itself (Rung::cells: launches,
+// divergent warps, sectors per request). One renderer, MeasurementTable, turns rows into the
+// text table and the JSON rows of docs/schema/lab-report.schema.json; report_ladder prints it
+// with the best_* fields. A baseline (CUB, cuBLAS) is a rung too (Rung::baseline): checked and
+// timed the same way, never the best. A variant that cannot run as asked (a vector kernel given
+// misaligned pointers) carries its reason in Rung::fallback and is reported with it: never
+// silently replaced.
 //
-// Sweeps (bandwidth over N for the plots) call run_ladder once per size; sweep_sizes is the one
-// place that decides how far a sweep may go in device memory.
+// Sweeps (bandwidth over N for the plots) call run_ladder once per size and add each to one
+// MeasurementTable with the size as leading cells; sweep_sizes is the one place that decides how
+// far a sweep may go in device memory.
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -29,10 +35,18 @@
 
 namespace cudalab {
 
+// A cell a lab adds to a row: its JSON key (with the unit in its name), its text title, its value.
+struct Cell {
+  std::string key;
+  std::string title;
+  Value value;
+};
+
 // One variant of a lab, bound to one problem.
 struct Rung {
   std::string name;                 // the variant's name, as --variant takes it
   double bytes = 0;                 // bytes one launch must read + write (the napkin minimum)
+  double flops{0};                  // FLOPs one launch does (0: not counted)
   std::function<void()> poison;     // makes every output element wrong (unwritten ones then fail)
   std::function<void()> launch;     // enqueues one run on the default stream
   std::function<bool()> check;      // compares with the CPU reference; prints why not on stderr
@@ -41,6 +55,9 @@ struct Rung {
   // Optional: called before timed repetition i (outside the timing) to give it inputs the one
   // before did not see (InputSets::use(i % 2)); `check` must then judge the inputs last given.
   std::function<void(int)> refresh{};
+  // Optional: the lab's own cells of this row, read once after the check after timing.
+  std::function<std::vector<Cell>()> cells{};
+  bool baseline{false};             // a yardstick (CUB, cuBLAS): checked and timed, never the best
 };
 
 // Two contents for the inputs of a problem, swapped into the same device buffers before each
@@ -73,60 +90,99 @@ class InputSets {
   int current_ = 0;
 };
 
-// What a result's "ok" column says: "yes", "NO" (wrong), or "suspect" (right, but faster than
-// physics: VariantResult::suspect).
+// What a result's "ok" column says in text: "yes", "NO" (wrong), or "suspect" (right, but
+// faster than physics: VariantResult::suspect). JSON has the booleans correct and suspect.
 const char* verdict(const VariantResult& r);
 
 struct RungResult {
-  VariantResult result;             // name, timing, bytes, correct
+  VariantResult result;             // name, timing, bytes, FLOPs, correct, suspect
   double first_launch_ms = -1;      // with Rung::time_first_launch
   std::string fallback;
   bool wrong_after_timing = false;  // right before timing, wrong after the last timed launch
+  std::vector<Cell> cells{};        // Rung::cells
+  bool baseline{false};             // Rung::baseline
 };
 
 struct LadderResult {
   std::vector<RungResult> rungs;    // in ladder order
   bool all_ok = true;               // every rung matched the reference
-  int best = -1;                    // the fastest correct rung (highest GB/s, or least time); -1: none
+  int best = -1;                    // the fastest correct variant (highest GB/s, or least time); -1: none
   std::vector<VariantResult> results() const;
   const VariantResult& best_result() const { return rungs.at(static_cast<std::size_t>(best)).result; }
+  const RungResult* baseline() const;  // the first baseline rung; nullptr when none
+};
+
+// What a lab's measurements are compared with, measured or looked up in the same run.
+struct Yardsticks {
+  double peak_gbps = 0;    // theoretical DRAM bandwidth
+  double copy_gbps = 0;    // the copy ceiling measured in this run (0: not measured)
+  double peak_gflops{0};   // theoretical FP32 FLOP/s in GFLOP/s (0: FLOPs not compared)
+};
+
+// The optional columns of a MeasurementTable.
+struct RowsShape {
+  bool min_max = true;            // min and max ms beside the median
+  std::string baseline_title{};   // title of over_baseline (the baseline's median / this row's), e.g. "x CUB"
 };
 
 // The first fields of a ladder lab's report, in this order: device, element type, threads per
 // block, theoretical DRAM bandwidth.
 void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block);
 
+// The copy ceiling's field, under the one key every lab uses: copy_ceiling_gbps.
+void report_copy_ceiling(Report& report, double copy_gbps);
+
 // Runs every rung: first launch (timed when asked), poison, launch, check, then `bench.run` with
 // the output poisoned before its last timed launch, and the check again after it: a kernel that
-// computes only on its first launches is wrong, not fast.
+// computes only on its first launches is wrong, not fast. Each rung's launches are named after
+// it for Nsight (an NVTX range "variant"), and its cells are read last.
 LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs);
 
-// The fastest correct rung that is not suspect (LadderResult::best; -1 when none).
+// The fastest correct variant that is not suspect and not a baseline (LadderResult::best; -1
+// when none).
 void choose_best(LadderResult& ladder);
 
-// Marks the rungs faster than physics (mark_suspects with this run's peak, copy ceiling and the
-// device's L2) and chooses the best again without them. report_ladder calls it.
-void judge_physics(LadderResult& ladder, double peak_gbps, double copy_gbps);
+// Marks the rungs faster than physics (mark_suspects with the yardsticks and the device's L2)
+// and chooses the best again without them. report_ladder calls it.
+void judge_physics(LadderResult& ladder, const Yardsticks& y);
 
-// The standard report of a bandwidth ladder: heading, the "variants" table (bandwidth_table),
-// a note per fallback, and the fields best_variant, best_gbps, best_over_copy.
-void report_ladder(Report& report, const LadderResult& ladder, double peak_gbps, double copy_gbps, int repeat);
+// The one renderer of measurement rows. Columns, in order: the leading cells (a sweep's size),
+// variant, the lab's cells (their union, in order of first appearance; "-" / null where a row
+// has none), median ms (min, max), GB/s, % peak, % copy, GFLOP/s and % FP32 peak (when a row
+// counts FLOPs), speedup (the first row of its ladder / this), the baseline column, and "ok"
+// (yes / NO / suspect). JSON rows carry the same keys with numbers as numbers, and besides
+// them bytes, flops, correct and suspect as booleans, baseline, and fallback (null when none).
+class MeasurementTable {
+ public:
+  explicit MeasurementTable(Yardsticks y, RowsShape shape = {});
+  // One row per rung of `ladder`, each led by `lead` (the sizes of a sweep: {"n", "N", 1024}).
+  void add(const LadderResult& ladder, const std::vector<Cell>& lead = {});
+  Table table() const;
+
+ private:
+  struct Row {
+    std::vector<Cell> lead;
+    RungResult rung;
+    double first_ms;     // the median of the first rung of its ladder
+    double baseline_ms;  // the median of its ladder's baseline; 0 when none
+  };
+  Yardsticks y_;
+  RowsShape shape_;
+  std::vector<Row> rows_;
+};
+
+// The standard report of a ladder: heading, the "variants" table (MeasurementTable), a note per
+// fallback or suspect, and the fields best_variant, best_gbps, best_over_copy (when the copy
+// ceiling was measured) and best_over_baseline (when a baseline ran).
+void report_ladder(Report& report, const LadderResult& ladder, const Yardsticks& y, int repeat,
+                   RowsShape shape = {});
 
 // One line per rung that fell back: "vectorized: ran grid_stride (pointers not 16-byte aligned)".
 std::vector<std::string> fallback_notes(const LadderResult& ladder);
 
-// The table of a sweep: the size columns, then variant, median_us, gbps, the lab's yardstick
-// (`versus`: % of the copy ceiling, x CUB) and correct ("yes"/"NO"), one row per variant and size.
-Table sweep_table(std::vector<Column> size_columns, Column versus);
-// One row: a rung's result, or a baseline that is not a rung (CUB).
-void add_sweep_row(Table& table, std::vector<Value> size_cells, const VariantResult& r, Value versus);
-// One row per rung of `ladder`, all at the size `size_cells`.
-void add_sweep_rows(Table& table, const std::vector<Value>& size_cells, const LadderResult& ladder,
-                    const std::function<Value(const VariantResult&)>& versus);
-
 // Prints the sweep table under `heading` (JSON key "sweep"); returns the exit code: success
 // when every rung at every size was correct, kExitWrongResult otherwise.
-int report_sweep(Report& report, const std::string& heading, const Table& table, bool all_ok);
+int report_sweep(Report& report, const std::string& heading, const MeasurementTable& table, bool all_ok);
 
 // The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
 // bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory

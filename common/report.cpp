@@ -14,8 +14,10 @@
 namespace cudalab {
 
 std::string Value::text() const {
+  if (has_text_) return text_;
   struct Visitor {
     int decimals;
+    std::string operator()(std::monostate) const { return "-"; }
     std::string operator()(const std::string& s) const { return s; }
     std::string operator()(bool b) const { return b ? "yes" : "no"; }
     std::string operator()(std::int64_t i) const { return fmt::format("{}", i); }
@@ -28,10 +30,22 @@ bool Value::is_number() const {
   return std::holds_alternative<std::int64_t>(v_) || std::holds_alternative<double>(v_);
 }
 
-namespace {
-nlohmann::json to_json(const Value& v) {
-  return std::visit([](const auto& x) { return nlohmann::json(x); }, v.raw());
+std::string human_bytes(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
+  if (bytes >= 1024.0) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{:.0f} B", bytes);
 }
+
+Value bytes_cell(double bytes) { return Value::shown(Value(bytes, 0), human_bytes(bytes)); }
+
+namespace {
+struct ToJson {
+  nlohmann::json operator()(std::monostate) const { return nullptr; }
+  template <typename X>
+  nlohmann::json operator()(const X& x) const { return nlohmann::json(x); }
+};
+nlohmann::json to_json(const Value& v) { return std::visit(ToJson{}, v.raw()); }
 }  // namespace
 
 void Table::add_row(std::vector<Value> cells) {
@@ -51,17 +65,22 @@ std::string Table::render() const {
   auto cell = [&](const std::string& s, std::size_t c, bool right) {
     return right ? fmt::format("{:>{}}", s, width[c]) : fmt::format("{:<{}}", s, width[c]);
   };
-  // Two spaces of indent and two between columns.
+  // Two spaces of indent and two between columns; JSON-only columns are not shown.
   std::string out;
   for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (!columns_[c].in_text) continue;
     const bool right = !rows_.empty() && rows_[0][c].is_number();
     out += "  " + cell(columns_[c].title, c, right);
   }
   out += "\n";
-  for (std::size_t c = 0; c < columns_.size(); ++c) out += "  " + std::string(width[c], '-');
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (columns_[c].in_text) out += "  " + std::string(width[c], '-');
+  }
   out += "\n";
   for (const auto& row : rows_) {
-    for (std::size_t c = 0; c < columns_.size(); ++c) out += "  " + cell(row[c].text(), c, row[c].is_number());
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (columns_[c].in_text) out += "  " + cell(row[c].text(), c, row[c].is_number());
+    }
     out += "\n";
   }
   return out;
@@ -75,6 +94,7 @@ struct Report::Impl {
 
 Report::Report(const std::string& lab, bool json, std::FILE* out)
     : impl_(std::make_unique<Impl>()), json_(json), out_(out) {
+  impl_->doc["schema_version"] = kReportSchemaVersion;
   impl_->doc["lab"] = lab;
 }
 
@@ -102,7 +122,9 @@ void Report::table(const std::string& key, const Table& table) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : table.rows()) {
     nlohmann::json obj = nlohmann::json::object();
-    for (std::size_t c = 0; c < table.columns().size(); ++c) obj[table.columns()[c].key] = to_json(row[c]);
+    for (std::size_t c = 0; c < table.columns().size(); ++c) {
+      if (table.columns()[c].in_json) obj[table.columns()[c].key] = to_json(row[c]);
+    }
     rows.push_back(std::move(obj));
   }
   (*impl_->current)[key] = std::move(rows);

@@ -11,9 +11,17 @@
 
 namespace cudalab {
 
+// The version of the JSON document every lab prints with --json (its "schema_version"), which
+// docs/schema/lab-report.schema.json describes: booleans are booleans, numbers are numbers, a
+// unit is in the key's name (_ms, _gbps, _bytes), the copy ceiling is "copy_ceiling_gbps".
+constexpr int kReportSchemaVersion = 1;
+
 // A scalar for a field or a table cell. Doubles carry the number of decimals used in text.
+// A value may also carry its own text (Value::shown): the JSON keeps the number or boolean,
+// the text table shows "1.5 MiB" or "NO". Value() is null: "-" in text, null in JSON.
 class Value {
  public:
+  Value() : v_(std::monostate{}) {}
   Value(const char* s) : v_(std::string(s)) {}
   Value(std::string s) : v_(std::move(s)) {}
   Value(bool b) : v_(b) {}
@@ -25,18 +33,37 @@ class Value {
   Value(unsigned long long i) : v_(static_cast<std::int64_t>(i)) {}
   Value(double d, int decimals = 2) : v_(d), decimals_(decimals) {}
 
+  // `value` in JSON, `text` in the text output.
+  static Value shown(Value value, std::string text) {
+    value.text_ = std::move(text);
+    value.has_text_ = true;
+    return value;
+  }
+
   std::string text() const;
   bool is_number() const;
-  const std::variant<std::string, bool, std::int64_t, double>& raw() const { return v_; }
+  bool is_null() const { return std::holds_alternative<std::monostate>(v_); }
+  const std::variant<std::monostate, std::string, bool, std::int64_t, double>& raw() const { return v_; }
 
  private:
-  std::variant<std::string, bool, std::int64_t, double> v_;
+  std::variant<std::monostate, std::string, bool, std::int64_t, double> v_;
   int decimals_ = 2;
+  bool has_text_ = false;
+  std::string text_;
 };
 
+// A result's verdict: true/false in JSON, "yes"/"NO" in text.
+inline Value correct_cell(bool correct) { return Value::shown(Value(correct), correct ? "yes" : "NO"); }
+// "1.50 GiB", "33.2 MiB", "512 B".
+std::string human_bytes(double bytes);
+// A byte count: a number in JSON, "1.5 MiB" in text.
+Value bytes_cell(double bytes);
+
 struct Column {
-  std::string key;    // JSON key
+  std::string key;    // JSON key (a unit in the name: _ms, _gbps, _bytes)
   std::string title;  // text header
+  bool in_text{true};  // false: JSON only (a row's booleans that the text folds into one "ok")
+  bool in_json{true};  // false: text only
 };
 
 class Table {

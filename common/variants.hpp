@@ -40,6 +40,17 @@ class VariantTable {
   VariantTable(std::initializer_list<VariantInfo<V>> rows) : rows_(rows) {
     for (const auto& r : rows_) ids_.push_back(r.id);
   }
+  // From a lab's own rows (anything with id, name and what: a row that also holds the
+  // variant's launcher and traits).
+  template <typename Rows>
+  static VariantTable from(const Rows& rows) {
+    VariantTable t({});
+    for (const auto& r : rows) {
+      t.rows_.push_back({r.id, r.name, r.what});
+      t.ids_.push_back(r.id);
+    }
+    return t;
+  }
   const std::vector<V>& ids() const { return ids_; }
   std::string name(V v) const { return row(v) ? row(v)->name : "?"; }
   std::string what(V v) const { return row(v) ? row(v)->what : "?"; }
@@ -72,6 +83,31 @@ std::vector<V> select_variants(const std::vector<V>& all, NameFn name, const std
 }
 
 }  // namespace cudalab
+
+// Declares, in a lab's header, the functions every ladder lab has: all_variants, variant_name,
+// variant_summary, variant_names, parse_variant. CUDALAB_VARIANTS or CUDALAB_VARIANTS_FROM in
+// the lab's .cu file defines them.
+#define CUDALAB_DECLARE_VARIANTS(V)                        \
+  const std::vector<V>& all_variants();                    \
+  std::string variant_name(V v);                           \
+  std::string variant_summary(V v);                        \
+  std::vector<std::string> variant_names();                \
+  bool parse_variant(const std::string& name, V* out);
+
+// Defines the functions of CUDALAB_DECLARE_VARIANTS from `rows`, an expression naming the lab's
+// own table (a container of rows with id, name and what), in the lab's namespace.
+#define CUDALAB_VARIANTS_FROM(V, rows)                                                           \
+  namespace {                                                                                   \
+  const ::cudalab::VariantTable<V>& variant_table() {                                           \
+    static const ::cudalab::VariantTable<V> table = ::cudalab::VariantTable<V>::from(rows);     \
+    return table;                                                                               \
+  }                                                                                             \
+  }                                                                                             \
+  const std::vector<V>& all_variants() { return variant_table().ids(); }                        \
+  std::string variant_name(V v) { return variant_table().name(v); }                             \
+  std::string variant_summary(V v) { return variant_table().what(v); }                          \
+  std::vector<std::string> variant_names() { return variant_table().names(); }                   \
+  bool parse_variant(const std::string& name, V* out) { return variant_table().find(name, out); }
 
 // Defines, in a lab's namespace (in its .cu file), its variant table and the functions its
 // header declares: all_variants, variant_name, variant_summary, variant_names, parse_variant.

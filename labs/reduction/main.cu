@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,17 +53,24 @@ std::vector<Variant> chosen(const Options& o) {
 
 // One rung per variant: poison the result, reduce, compare with the CPU and run three more
 // times (a variant that claims bitwise reproducibility must give the same bits every time).
+// Its cells: the launches it took and whether its four results were bitwise the same.
 template <typename T>
 cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, reduction::Workspace<T>& ws,
-                   const reduction::Expected<T>& want_first, int& passes, bool& same_bits,
-                   const reduction::Expected<T>* want_second = nullptr, cudalab::InputSets* sets = nullptr) {
+                   const reduction::Expected<T>& want_first, const reduction::Expected<T>* want_second = nullptr,
+                   cudalab::InputSets* sets = nullptr) {
+  struct Seen {
+    int passes = 0;
+    bool same_bits = true;
+  };
+  const auto seen = std::make_shared<Seen>();
+  const reduction::Traits& traits = reduction::traits(v);
   cudalab::Rung r;
   r.name = reduction::variant_name(v);
   r.bytes = static_cast<double>(x.size()) * sizeof(T);
-  r.time_first_launch = v == Variant::kGmemNotes || v == Variant::kSmemNotes;  // the notes timed a cold launch
+  r.time_first_launch = traits.cold_launch_timed;
   r.poison = [&ws] { CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(T))); };
-  r.launch = [v, &x, block, &ws, &passes] { passes = reduction::reduce(v, x.data(), x.size(), block, ws); };
-  r.check = [v, &x, block, &ws, &want_first, want_second, sets, &same_bits] {
+  r.launch = [v, &x, block, &ws, seen] { seen->passes = reduction::reduce(v, x.data(), x.size(), block, ws); };
+  r.check = [v, &x, block, &ws, &want_first, want_second, sets, seen, &traits] {
     const reduction::Expected<T>& want = sets && sets->current() == 1 ? *want_second : want_first;
     const T got = read_result(ws.result());
     const bool ok = reduction::matches(want, got);
@@ -77,36 +84,47 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
       const T again = read_result(ws.result());
       same = same && std::memcmp(&again, &got, sizeof(T)) == 0;
     }
-    same_bits = same;
-    if (reduction::reproducible(v) && !same) {
+    seen->same_bits = same;
+    if (traits.reproducible && !same) {
       std::fprintf(stderr, "reduction: %s claims bitwise reproducibility but its results differed\n",
                    reduction::variant_name(v).c_str());
     }
-    return ok && (same || !reduction::reproducible(v));
+    return ok && (same || !traits.reproducible);
+  };
+  r.cells = [seen, &traits] {
+    return std::vector<cudalab::Cell>{
+        {"launches", "launches", seen->passes},
+        {"reproducible_claimed", "claims", Value::shown(traits.reproducible, traits.reproducible ? "same bits" : "none")},
+        {"same_bits_x4", "same x4", Value::shown(seen->same_bits, seen->same_bits ? "yes" : "DIFFERED")}};
   };
   r.fallback = reduction::fallback(v, x.data());
   if (sets) r.refresh = sets->refresh();
   return r;
 }
 
-// The rungs of the chosen variants, with what each run reports besides its time: the number of
-// launches it took and whether its four results were bitwise the same.
+// cub::DeviceReduce::Sum on the same input: the baseline, checked and timed as a rung.
 template <typename T>
-struct Ladder {
-  Ladder(const std::vector<Variant>& variants, const cudalab::DeviceBuffer<T>& x, int block,
-         reduction::Workspace<T>& ws, const reduction::Expected<T>& want,
-         const reduction::Expected<T>* want_second = nullptr, cudalab::InputSets* sets = nullptr)
-      : passes(variants.size()), same(variants.size(), true) {
-    for (std::size_t i = 0; i < variants.size(); ++i) {
-      rungs.push_back(rung(variants[i], x, block, ws, want, passes[i], same[i], want_second, sets));
-    }
-  }
-  Ladder(const Ladder&) = delete;  // the rungs hold references to passes and same
-  Ladder& operator=(const Ladder&) = delete;
-  std::vector<int> passes;
-  std::deque<bool> same;  // deque: stable references to real bools
+cudalab::Rung cub_rung(reduction::CubSum<T>& cub, cudalab::DeviceBuffer<T>& out, std::size_t n,
+                       const reduction::Expected<T>& want) {
+  cudalab::Rung r;
+  r.name = "cub::DeviceReduce::Sum";
+  r.baseline = true;
+  r.bytes = static_cast<double>(n) * sizeof(T);
+  r.poison = [&out] { CUDA_CHECK(cudaMemset(out.data(), 0xFF, sizeof(T))); };
+  r.launch = [&cub] { cub.run(); };
+  r.check = [&out, &want] { return reduction::matches(want, read_result(out.data())); };
+  return r;
+}
+
+template <typename T>
+std::vector<cudalab::Rung> rungs_of(const std::vector<Variant>& variants, const cudalab::DeviceBuffer<T>& x, int block,
+                                    reduction::Workspace<T>& ws, const reduction::Expected<T>& want,
+                                    const reduction::Expected<T>* want_second = nullptr,
+                                    cudalab::InputSets* sets = nullptr) {
   std::vector<cudalab::Rung> rungs;
-};
+  for (Variant v : variants) rungs.push_back(rung(v, x, block, ws, want, want_second, sets));
+  return rungs;
+}
 
 template <typename T>
 int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
@@ -115,7 +133,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   cudalab::require_device_memory(4.2 * static_cast<double>(n) * sizeof(T), fmt::format("a reduction of {} elements", n));
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const auto ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
 
   const std::vector<T> x = reduction::make_input<T>(n, o.common.seed);
   const reduction::Expected<T> want = reduction::expected_sum(x, facts.max_resident_threads());
@@ -125,11 +143,8 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   }
   cudalab::DeviceBuffer<T> d_x(x);
   reduction::Workspace<T> ws(n);
-  cudalab::DeviceBuffer<T> cub_out(1);  // CUB in the same process: the baseline
+  cudalab::DeviceBuffer<T> cub_out(1);
   reduction::CubSum<T> cub(d_x.data(), n, cub_out.data());
-  cub.run();
-  const bool cub_ok = reduction::matches(want, read_result(cub_out.data()));
-  const cudalab::Timing cub_time = bench.run([&] { cub.run(); });
 
   // Each timed launch gets the other of two inputs, x or -x (whose sum is exactly minus x's in
   // any order of additions), so a kernel that replays a result is caught.
@@ -138,53 +153,27 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   const reduction::Expected<T> want_negated = reduction::negated(want);
   cudalab::InputSets sets;
   sets.add(d_x, negated);
-  const auto variants = chosen(o);
-  Ladder<T> rungs(variants, d_x, o.block, ws, want, &want_negated, &sets);
-  cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
-  cudalab::judge_physics(ladder, facts.theoretical_bandwidth_gbps(), ceiling.gbps);
-  const auto& passes = rungs.passes;
-  const auto& same = rungs.same;
-
-  cudalab::Table t({{"variant", "variant"}, {"passes", "launches"}, {"median_ms", "median ms"}, {"gbps", "GB/s"},
-                    {"percent_of_peak", "% peak"}, {"percent_of_copy", "% copy"}, {"speedup", "x first"},
-                    {"vs_cub", "x CUB"}, {"reproducible", "reproducible"}, {"correct", "ok"}});
-  const double peak = facts.theoretical_bandwidth_gbps();
-  const double first_ms = ladder.rungs.empty() ? cub_time.median_ms : ladder.rungs[0].result.timing.median_ms;
-  const auto add_row = [&](const std::string& name, Value launches, const cudalab::Timing& timing, double gbps,
-                           const std::string& repro, const std::string& ok) {
-    t.add_row({name, launches, Value(timing.median_ms, 4), Value(gbps, 0), Value(cudalab::percent(gbps, peak), 1),
-               Value(cudalab::percent(gbps, ceiling.gbps), 1), Value(first_ms / timing.median_ms, 2),
-               Value(cub_time.median_ms / timing.median_ms, 3), repro, ok});
-  };
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const auto& r = ladder.rungs[i].result;
-    add_row(r.name, passes[i], r.timing, r.gbps(),
-            fmt::format("{} ({})", reduction::reproducible(variants[i]) ? "claimed" : "no claim",
-                        same[i] ? "same x4" : "DIFFERED"),
-            cudalab::verdict(r));
-  }
-  const double cub_gbps = cudalab::gbps(static_cast<double>(n) * sizeof(T), cub_time.median_ms);
-  add_row("cub::DeviceReduce::Sum", "-", cub_time, cub_gbps, "-", cub_ok ? "yes" : "NO");
-  report.heading(fmt::format("Sum of {} {}s: median of {} launches (4 bytes read per element)", n, o.type, o.common.repeat));
-  report.table("variants", t);
+  std::vector<cudalab::Rung> rungs = rungs_of(chosen(o), d_x, o.block, ws, want, &want_negated, &sets);
+  rungs.push_back(cub_rung(cub, cub_out, n, want));
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
   for (const auto& rr : ladder.rungs) {
     if (rr.first_launch_ms >= 0) {
       report.note(fmt::format("  {}: first launch {:.3f} ms, warm median {:.4f} ms", rr.result.name, rr.first_launch_ms,
                               rr.result.timing.median_ms));
     }
   }
-  for (const auto& line : cudalab::fallback_notes(ladder)) report.note("  " + line);
-  if (ladder.best >= 0) {
-    report.field("best_variant", "best variant", ladder.best_result().name);
-    report.field("best_vs_cub", "best throughput / CUB's", Value(ladder.best_result().gbps() / cub_gbps, 3), "x");
-  }
-  return ladder.all_ok && cub_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  report.heading(fmt::format("Sum of {} {}s (4 bytes read per element)", n, o.type));
+  cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat,
+                         {false, "x CUB"});
+  return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
 template <typename T>
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  cudalab::Table t = cudalab::sweep_table({{"n", "N"}}, {"vs_cub", "x CUB"});
+  const auto ceiling = cudalab::measure_copy_ceiling(bench);
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
+  cudalab::MeasurementTable t({facts.theoretical_bandwidth_gbps(), ceiling.gbps}, {false, "x CUB"});
   bool all_ok = true;
   const auto needed = [](std::size_t n) { return 2.2 * static_cast<double>(n) * sizeof(T); };
   for (std::size_t n : cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed)) {
@@ -193,17 +182,12 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     cudalab::DeviceBuffer<T> d_x(x), cub_out(1);
     reduction::Workspace<T> ws(n);
     reduction::CubSum<T> cub(d_x.data(), n, cub_out.data());
-    const auto cub_time = bench.run([&] { cub.run(); });
-    const bool cub_ok = reduction::matches(want, read_result(cub_out.data()));
-    cudalab::add_sweep_row(t, {static_cast<long long>(n)},
-                           {"cub::DeviceReduce::Sum", cub_time, static_cast<double>(n) * sizeof(T), cub_ok}, Value(1.0, 3));
-    Ladder<T> rungs(chosen(o), d_x, o.block, ws, want);
-    for (auto& r : rungs.rungs) r.time_first_launch = false;
-    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs.rungs);
-    all_ok = all_ok && cub_ok && ladder.all_ok;
-    cudalab::add_sweep_rows(t, {static_cast<long long>(n)}, ladder, [&](const cudalab::VariantResult& r) {
-      return Value(cub_time.median_ms / r.timing.median_ms, 3);
-    });
+    std::vector<cudalab::Rung> rungs = rungs_of(chosen(o), d_x, o.block, ws, want);
+    for (auto& r : rungs) r.time_first_launch = false;
+    rungs.push_back(cub_rung(cub, cub_out, n, want));
+    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+    all_ok = all_ok && ladder.all_ok;
+    t.add(ladder, {{"n", "N", static_cast<long long>(n)}});
   }
   return cudalab::report_sweep(report, "Sum over N", t, all_ok);
 }

@@ -31,6 +31,34 @@ namespace {
 
 using cudalab::warp_sum;
 
+// What one launch needs: each kernel below has a small launcher that takes a Pass, and the
+// table at the end of the file names the launcher in the kernel's row.
+template <typename T>
+struct Pass {
+  const T* src;         // the values to add: the input, or the partial sums of the pass before
+  T* dst;               // one partial sum per block, or the result in the last pass
+  std::size_t count;    // elements of src
+  dim3 grid;
+  int block;            // threads per block: 64, 128, 256, 512 or 1024
+  std::size_t smem;     // block * sizeof(T): the dynamic shared memory of the tree kernels
+  cudaStream_t stream;
+  T* scratch;           // gmem_notes' working copy of src
+  T* partial;           // single_pass's partial sums
+  unsigned* counter;    // single_pass's ticket counter
+  T* result;            // the one-launch variants' result
+};
+
+// A kernel whose block size is a template parameter, launched with the block size of a Pass.
+#define CUDALAB_FOR_BLOCK(block, CALL)                                                         \
+  switch (block) {                                                                            \
+    case 64: { constexpr int B = 64; CALL; } break;                                           \
+    case 128: { constexpr int B = 128; CALL; } break;                                         \
+    case 256: { constexpr int B = 256; CALL; } break;                                         \
+    case 512: { constexpr int B = 512; CALL; } break;                                         \
+    case 1024: { constexpr int B = 1024; CALL; } break;                                       \
+    default: throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024"); \
+  }
+
 // The block's total in thread 0 (other threads hold partial values): warp shuffles, one value
 // per warp through shared memory, then the first warp again.
 template <typename T, int BLOCK>
@@ -97,6 +125,11 @@ __global__ void gmem_notes(const T* __restrict__ in, T* __restrict__ work, T* __
   if (tid == 0) out[blockIdx.x] = work[base];
 }
 
+template <typename T>
+void launch_gmem_notes(const Pass<T>& p) {
+  gmem_notes<T><<<p.grid, p.block, 0, p.stream>>>(p.src, p.scratch, p.dst, p.count);
+}
+
 // Notes' reduceSmem: the same tree in shared memory.
 template <typename T>
 __global__ void smem_notes(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
@@ -118,6 +151,11 @@ __global__ void smem_notes(const T* __restrict__ in, T* __restrict__ out, std::s
   last_warp_tree(s, tid);
   if (tid == 0) out[blockIdx.x] = s[0];
   // STUDENT-END(reduction.smem)
+}
+
+template <typename T>
+void launch_smem_notes(const Pass<T>& p) {
+  smem_notes<T><<<p.grid, p.block, p.smem, p.stream>>>(p.src, p.dst, p.count);
 }
 
 // ---- the classic ladder ----
@@ -145,6 +183,11 @@ __global__ void interleaved_divergent(const T* __restrict__ in, T* __restrict__ 
   // STUDENT-END(reduction.interleaved)
 }
 
+template <typename T>
+void launch_interleaved_divergent(const Pass<T>& p) {
+  interleaved_divergent<T><<<p.grid, p.block, p.smem, p.stream>>>(p.src, p.dst, p.count);
+}
+
 // 2. Strided index: the first threads do the work (no divergence), but thread t touches
 // s[2 * step * t]: at step 16 every active thread hits bank 0 (8 threads of a 256-thread block:
 // an 8-way conflict; 32-way with 1024 threads) -- bank conflicts.
@@ -169,6 +212,11 @@ __global__ void interleaved_strided(const T* __restrict__ in, T* __restrict__ ou
   // STUDENT-END(reduction.strided)
 }
 
+template <typename T>
+void launch_interleaved_strided(const Pass<T>& p) {
+  interleaved_strided<T><<<p.grid, p.block, p.smem, p.stream>>>(p.src, p.dst, p.count);
+}
+
 // 3. Sequential addressing: thread t adds s[t + step], consecutive threads touch consecutive
 // words -- conflict-free. But half the threads are idle from the first step on.
 template <typename T>
@@ -190,6 +238,11 @@ __global__ void sequential(const T* __restrict__ in, T* __restrict__ out, std::s
   }
   if (tid == 0) out[blockIdx.x] = s[0];
   // STUDENT-END(reduction.sequential)
+}
+
+template <typename T>
+void launch_sequential(const Pass<T>& p) {
+  sequential<T><<<p.grid, p.block, p.smem, p.stream>>>(p.src, p.dst, p.count);
 }
 
 // Loads two elements a block width apart and adds them: the first tree step, done while loading.
@@ -222,6 +275,11 @@ __global__ void first_add_during_load(const T* __restrict__ in, T* __restrict__ 
   // STUDENT-END(reduction.first_add)
 }
 
+template <typename T>
+void launch_first_add_during_load(const Pass<T>& p) {
+  first_add_during_load<T><<<p.grid, p.block, p.smem, p.stream>>>(p.src, p.dst, p.count);
+}
+
 // 5. Unroll the last warp: once 32 or fewer threads work, block-wide barriers are wasted;
 // warp 0 finishes with __syncwarp (correct since Volta, unlike the volatile idiom).
 template <typename T>
@@ -244,6 +302,11 @@ __global__ void unroll_last_warp(const T* __restrict__ in, T* __restrict__ out, 
   // STUDENT-END(reduction.unroll_last_warp)
 }
 
+template <typename T>
+void launch_unroll_last_warp(const Pass<T>& p) {
+  unroll_last_warp<T><<<p.grid, p.block, p.smem, p.stream>>>(p.src, p.dst, p.count);
+}
+
 // The tree for a block size known at compile time: every loop disappears.
 template <typename T, int BLOCK>
 __device__ __forceinline__ void unrolled_tree(T* s, unsigned tid) {
@@ -262,6 +325,11 @@ __global__ void complete_unroll(const T* __restrict__ in, T* __restrict__ out, s
   __syncthreads();
   unrolled_tree<T, BLOCK>(s, threadIdx.x);
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+template <typename T>
+void launch_complete_unroll(const Pass<T>& p) {
+  CUDALAB_FOR_BLOCK(p.block, (complete_unroll<T, B><<<p.grid, B, p.smem, p.stream>>>(p.src, p.dst, p.count)));
 }
 
 // 7. Multiple elements per thread: a fixed grid (the GPU's resident blocks) and a grid-stride
@@ -289,6 +357,11 @@ __global__ void multi_element(const T* __restrict__ in, T* __restrict__ out, std
   // STUDENT-END(reduction.multi_element)
 }
 
+template <typename T>
+void launch_multi_element(const Pass<T>& p) {
+  CUDALAB_FOR_BLOCK(p.block, (multi_element<T, B><<<p.grid, B, p.smem, p.stream>>>(p.src, p.dst, p.count)));
+}
+
 // ---- modern steps ----
 
 template <typename T, int BLOCK>
@@ -313,6 +386,11 @@ __global__ void warp_shuffle(const T* __restrict__ in, T* __restrict__ out, std:
   // STUDENT-END(reduction.warp_shuffle)
 }
 
+template <typename T>
+void launch_warp_shuffle(const Pass<T>& p) {
+  CUDALAB_FOR_BLOCK(p.block, (warp_shuffle<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count)));
+}
+
 // 9. Cooperative groups: the same shuffle reduction through cg::reduce on 32-thread tiles.
 template <typename T, int BLOCK>
 __global__ void cooperative_groups_reduce(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
@@ -327,6 +405,11 @@ __global__ void cooperative_groups_reduce(const T* __restrict__ in, T* __restric
     v = cg::reduce(tile, v, cg::plus<T>());
     if (tile.thread_rank() == 0) out[blockIdx.x] = v;
   }
+}
+
+template <typename T>
+void launch_cooperative_groups_reduce(const Pass<T>& p) {
+  CUDALAB_FOR_BLOCK(p.block, (cooperative_groups_reduce<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count)));
 }
 
 // A thread's share with 16-byte loads, four of them issued before any is added (64 bytes in
@@ -371,6 +454,11 @@ __global__ void vectorized(const T* __restrict__ in, T* __restrict__ out, std::s
   if (threadIdx.x == 0) out[blockIdx.x] = total;
 }
 
+template <typename T>
+void launch_vectorized(const Pass<T>& p) {
+  CUDALAB_FOR_BLOCK(p.block, (vectorized<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count)));
+}
+
 // 11. Single pass: blocks publish their partial sums; the last block to finish (found with an
 // atomic ticket) adds them in a fixed order and writes the result. One launch instead of two,
 // and still bitwise reproducible. The ticket counter is reset for the next launch.
@@ -405,6 +493,11 @@ __global__ void single_pass(const T* __restrict__ in, T* __restrict__ partials, 
   // STUDENT-END(reduction.single_pass)
 }
 
+template <typename T>
+void launch_single_pass(const Pass<T>& p) {
+  CUDALAB_FOR_BLOCK(p.block, (single_pass<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.partial, p.counter, p.result, p.count)));
+}
+
 // 12. Single pass with atomics: every block adds its partial to *out (zeroed before the
 // launch). As fast, simpler, but floating-point addition is not associative and the blocks
 // finish in a different order every run: float results change in the last bits.
@@ -414,41 +507,82 @@ __global__ void single_pass_atomic(const T* __restrict__ in, T* out, std::size_t
   if (threadIdx.x == 0) atomicAdd(out, total);
 }
 
-
-}  // namespace
+template <typename T>
+void launch_single_pass_atomic(const Pass<T>& p) {
+  CUDA_CHECK(cudaMemsetAsync(p.result, 0, sizeof(T), p.stream));  // the blocks add into it
+  CUDALAB_FOR_BLOCK(p.block, (single_pass_atomic<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.result, p.count)));
+}
 
 // ---------------------------------------------------------------------------------------
 
-// The ladder, described once: each variant's name and what it changes.
-CUDALAB_VARIANTS(Variant,
-    {Variant::kGmemNotes, "gmem_notes", "notes: tree in global memory (scratch copy, no early return)"},
-    {Variant::kSmemNotes, "smem_notes", "notes: tree in shared memory, last warp with __syncwarp"},
-    {Variant::kInterleavedDivergent, "interleaved_divergent", "tid % (2s) == 0: divergent warps"},
-    {Variant::kInterleavedStrided, "interleaved_strided", "index 2*s*tid: no divergence, bank conflicts"},
-    {Variant::kSequential, "sequential", "tid < s: conflict-free, half the threads idle"},
-    {Variant::kFirstAddDuringLoad, "first_add_during_load", "two elements per thread while loading"},
-    {Variant::kUnrollLastWarp, "unroll_last_warp", "last 6 steps in one warp (__syncwarp)"},
-    {Variant::kCompleteUnroll, "complete_unroll", "block size as template parameter"},
-    {Variant::kMultiElement, "multi_element", "fixed grid, grid-stride sum per thread"},
-    {Variant::kWarpShuffle, "warp_shuffle", "__shfl_down_sync instead of shared memory"},
-    {Variant::kCooperativeGroups, "cooperative_groups", "cg::reduce on 32-thread tiles"},
-    {Variant::kVectorized, "vectorized", "16-byte loads, 4 in flight per thread"},
-    {Variant::kSinglePass, "single_pass", "last block adds the partials: 1 launch"},
-    {Variant::kSinglePassAtomic, "single_pass_atomic", "atomicAdd of block partials: 1 launch"})
-
-bool reproducible(Variant v) { return v != Variant::kSinglePassAtomic; }
+// How many blocks a pass over `count` elements launches: count / (elements_per_thread x block),
+// or at most the blocks the GPU holds at once (the grid-stride kernels).
+struct GridRule {
+  int elements_per_thread;
+  bool capped_at_resident;
+};
 
 template <typename T>
-Workspace<T>::Workspace(std::size_t capacity)
-    : capacity_(capacity),
-      scratch_(std::max<std::size_t>(capacity, 1)),
-      partial_{cudalab::DeviceBuffer<T>(capacity / 64 + 2), cudalab::DeviceBuffer<T>(capacity / 64 + 2)},
-      counter_(1),
-      result_(1) {
-  counter_.fill_bytes(0);
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  GridRule grid;
+  void (*launch)(const Pass<T>&);
+  Traits traits;
+};
+
+// The ladder, described once. A row is the whole variant: its name, what it changes, the
+// blocks it launches (elements per thread; capped at one resident wave or not), its launcher,
+// and its traits. Adding a variant is its kernel and launcher above, its enum value in
+// reduction.hpp and its row here.
+constexpr GridRule kPerThread1{1, false}, kPerThread2{2, false}, kResident2{2, true}, kResident1{1, true},
+    kResident16{16, true};
+constexpr Traits kPlain{}, kNotes{true, false, true, false}, kVectorLoads{true, true, false, false},
+    kOneLaunch{true, true, false, true}, kOneLaunchAtomic{false, true, false, true};
+
+template <typename T>
+const std::vector<Row<T>>& ladder() {
+  static const std::vector<Row<T>> rows{
+      {Variant::kGmemNotes, "gmem_notes", "notes: tree in global memory (scratch copy, no early return)", kPerThread1,
+       launch_gmem_notes<T>, kNotes},
+      {Variant::kSmemNotes, "smem_notes", "notes: tree in shared memory, last warp with __syncwarp", kPerThread1,
+       launch_smem_notes<T>, kNotes},
+      {Variant::kInterleavedDivergent, "interleaved_divergent", "tid % (2s) == 0: divergent warps", kPerThread1,
+       launch_interleaved_divergent<T>, kPlain},
+      {Variant::kInterleavedStrided, "interleaved_strided", "index 2*s*tid: no divergence, bank conflicts", kPerThread1,
+       launch_interleaved_strided<T>, kPlain},
+      {Variant::kSequential, "sequential", "tid < s: conflict-free, half the threads idle", kPerThread1,
+       launch_sequential<T>, kPlain},
+      {Variant::kFirstAddDuringLoad, "first_add_during_load", "two elements per thread while loading", kPerThread2,
+       launch_first_add_during_load<T>, kPlain},
+      {Variant::kUnrollLastWarp, "unroll_last_warp", "last 6 steps in one warp (__syncwarp)", kPerThread2,
+       launch_unroll_last_warp<T>, kPlain},
+      {Variant::kCompleteUnroll, "complete_unroll", "block size as template parameter", kPerThread2,
+       launch_complete_unroll<T>, kPlain},
+      {Variant::kMultiElement, "multi_element", "fixed grid, grid-stride sum per thread", kResident2,
+       launch_multi_element<T>, kPlain},
+      {Variant::kWarpShuffle, "warp_shuffle", "__shfl_down_sync instead of shared memory", kResident1,
+       launch_warp_shuffle<T>, kPlain},
+      {Variant::kCooperativeGroups, "cooperative_groups", "cg::reduce on 32-thread tiles", kResident1,
+       launch_cooperative_groups_reduce<T>, kPlain},
+      {Variant::kVectorized, "vectorized", "16-byte loads, 4 in flight per thread", kResident16,
+       launch_vectorized<T>, kVectorLoads},
+      {Variant::kSinglePass, "single_pass", "last block adds the partials: 1 launch", kResident16,
+       launch_single_pass<T>, kOneLaunch},
+      {Variant::kSinglePassAtomic, "single_pass_atomic", "atomicAdd of block partials: 1 launch", kResident16,
+       launch_single_pass_atomic<T>, kOneLaunchAtomic},
+  };
+  return rows;
 }
 
-namespace {
+template <typename T>
+const Row<T>& row_of(Variant v) {
+  for (const auto& r : ladder<T>()) {
+    if (r.id == v) return r;
+  }
+  throw std::invalid_argument("reduction: not a variant of the table");
+}
 
 struct DeviceShape {
   int sm_count = 0, threads_per_sm = 0;
@@ -467,81 +601,36 @@ DeviceShape current_shape() {
   return s;
 }
 
-std::size_t grid_for(Variant v, std::size_t count, int block) {
+std::size_t grid_for(const GridRule& rule, std::size_t count, int block) {
   const auto b = static_cast<std::size_t>(block);
-  const DeviceShape shape = current_shape();
-  const std::size_t resident = static_cast<std::size_t>(shape.sm_count) * (static_cast<std::size_t>(shape.threads_per_sm) / b);
-  std::size_t grid = 0;
-  switch (v) {
-    case Variant::kGmemNotes:
-    case Variant::kSmemNotes:
-    case Variant::kInterleavedDivergent:
-    case Variant::kInterleavedStrided:
-    case Variant::kSequential: grid = cudalab::ceil_div(count, b); break;
-    case Variant::kFirstAddDuringLoad:
-    case Variant::kUnrollLastWarp:
-    case Variant::kCompleteUnroll: grid = cudalab::ceil_div(count, 2 * b); break;
-    case Variant::kMultiElement: grid = std::min(resident, cudalab::ceil_div(count, 2 * b)); break;
-    case Variant::kWarpShuffle:
-    case Variant::kCooperativeGroups: grid = std::min(resident, cudalab::ceil_div(count, b)); break;
-    case Variant::kVectorized:
-    case Variant::kSinglePass:
-    case Variant::kSinglePassAtomic: grid = std::min(resident, cudalab::ceil_div(count, 16 * b)); break;
+  std::size_t grid = cudalab::ceil_div(count, static_cast<std::size_t>(rule.elements_per_thread) * b);
+  if (rule.capped_at_resident) {
+    const DeviceShape shape = current_shape();
+    grid = std::min(grid, static_cast<std::size_t>(shape.sm_count) * (static_cast<std::size_t>(shape.threads_per_sm) / b));
   }
   return std::max<std::size_t>(grid, 1);
 }
 
-#define CUDALAB_FOR_BLOCK(block, CALL)          \
-  switch (block) {                              \
-    case 64: { constexpr int B = 64; CALL; } break;     \
-    case 128: { constexpr int B = 128; CALL; } break;   \
-    case 256: { constexpr int B = 256; CALL; } break;   \
-    case 512: { constexpr int B = 512; CALL; } break;   \
-    case 1024: { constexpr int B = 1024; CALL; } break; \
-    default: throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024"); \
-  }
-
-// One pass: `grid` blocks reduce src[0..count) to dst[0..grid).
-template <typename T>
-void launch_pass(Variant v, const T* src, T* dst, T* scratch, std::size_t count, std::size_t grid_size, int block,
-                 cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(grid_size));
-  const std::size_t smem = static_cast<std::size_t>(block) * sizeof(T);
-  switch (v) {
-    case Variant::kGmemNotes: gmem_notes<T><<<grid, block, 0, stream>>>(src, scratch, dst, count); break;
-    case Variant::kSmemNotes: smem_notes<T><<<grid, block, smem, stream>>>(src, dst, count); break;
-    case Variant::kInterleavedDivergent: interleaved_divergent<T><<<grid, block, smem, stream>>>(src, dst, count); break;
-    case Variant::kInterleavedStrided: interleaved_strided<T><<<grid, block, smem, stream>>>(src, dst, count); break;
-    case Variant::kSequential: sequential<T><<<grid, block, smem, stream>>>(src, dst, count); break;
-    case Variant::kFirstAddDuringLoad: first_add_during_load<T><<<grid, block, smem, stream>>>(src, dst, count); break;
-    case Variant::kUnrollLastWarp: unroll_last_warp<T><<<grid, block, smem, stream>>>(src, dst, count); break;
-    case Variant::kCompleteUnroll:
-      CUDALAB_FOR_BLOCK(block, (complete_unroll<T, B><<<grid, B, smem, stream>>>(src, dst, count)));
-      break;
-    case Variant::kMultiElement:
-      CUDALAB_FOR_BLOCK(block, (multi_element<T, B><<<grid, B, smem, stream>>>(src, dst, count)));
-      break;
-    case Variant::kWarpShuffle:
-      CUDALAB_FOR_BLOCK(block, (warp_shuffle<T, B><<<grid, B, 0, stream>>>(src, dst, count)));
-      break;
-    case Variant::kCooperativeGroups:
-      CUDALAB_FOR_BLOCK(block, (cooperative_groups_reduce<T, B><<<grid, B, 0, stream>>>(src, dst, count)));
-      break;
-    case Variant::kVectorized:
-      CUDALAB_FOR_BLOCK(block, (vectorized<T, B><<<grid, B, 0, stream>>>(src, dst, count)));
-      break;
-    default: throw std::logic_error("launch_pass: not a two-pass variant");
-  }
-  CUDA_CHECK_LAUNCH(variant_name(v).c_str());
-}
-
 }  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder<int>())
+
+const Traits& traits(Variant v) { return row_of<int>(v).traits; }
+
+template <typename T>
+Workspace<T>::Workspace(std::size_t capacity)
+    : capacity_(capacity),
+      scratch_(std::max<std::size_t>(capacity, 1)),
+      partial_{cudalab::DeviceBuffer<T>(capacity / 64 + 2), cudalab::DeviceBuffer<T>(capacity / 64 + 2)},
+      counter_(1),
+      result_(1) {
+  counter_.fill_bytes(0);
+}
 
 std::string fallback(Variant v, const void* in) {
   // The vector loads need 16-byte alignment (cudaMalloc gives 256); otherwise warp_shuffle
   // does the same work with scalar loads.
-  const bool vector_loads = v == Variant::kVectorized || v == Variant::kSinglePass || v == Variant::kSinglePassAtomic;
-  if (vector_loads && !cudalab::is_aligned(in, 16)) return "ran warp_shuffle (input not 16-byte aligned)";
+  if (traits(v).vector_loads && !cudalab::is_aligned(in, 16)) return "ran warp_shuffle (input not 16-byte aligned)";
   return "";
 }
 
@@ -555,29 +644,22 @@ int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, c
     CUDA_CHECK(cudaMemsetAsync(ws.result_.data(), 0, sizeof(T), stream));
     return 0;
   }
-  if (!fallback(v, in).empty()) v = Variant::kWarpShuffle;
-  if (v == Variant::kSinglePass || v == Variant::kSinglePassAtomic) {
-    const dim3 grid(static_cast<unsigned>(grid_for(v, n, block)));
-    if (v == Variant::kSinglePass) {
-      CUDALAB_FOR_BLOCK(block, (single_pass<T, B><<<grid, B, 0, stream>>>(in, ws.partial_[0].data(), ws.counter_.data(), ws.result_.data(), n)));
-    } else {
-      CUDA_CHECK(cudaMemsetAsync(ws.result_.data(), 0, sizeof(T), stream));
-      CUDALAB_FOR_BLOCK(block, (single_pass_atomic<T, B><<<grid, B, 0, stream>>>(in, ws.result_.data(), n)));
-    }
-    CUDA_CHECK_LAUNCH(variant_name(v).c_str());
-    return 1;
-  }
-  const T* src = in;
-  std::size_t count = n;
+  const Row<T>& row = row_of<T>(fallback(v, in).empty() ? v : Variant::kWarpShuffle);
+  Pass<T> p{in, nullptr, n, dim3(1), block, static_cast<std::size_t>(block) * sizeof(T), stream, ws.scratch_.data(),
+            ws.partial_[0].data(), ws.counter_.data(), ws.result_.data()};
+  // Every pass reduces each block to one partial sum, until one value is left (the one-launch
+  // variants finish in their first pass).
   int passes = 0, buffer = 0;
   for (;;) {
-    const std::size_t grid = grid_for(v, count, block);
-    T* dst = grid == 1 ? ws.result_.data() : ws.partial_[buffer].data();
-    launch_pass(v, src, dst, ws.scratch_.data(), count, grid, block, stream);
+    const std::size_t grid = grid_for(row.grid, p.count, block);
+    p.grid = dim3(static_cast<unsigned>(grid));
+    p.dst = grid == 1 || row.traits.one_launch ? ws.result_.data() : ws.partial_[buffer].data();
+    row.launch(p);
+    CUDA_CHECK_LAUNCH(row.name);
     ++passes;
-    if (grid == 1) break;
-    src = dst;
-    count = grid;
+    if (grid == 1 || row.traits.one_launch) break;
+    p.src = p.dst;
+    p.count = grid;
     buffer ^= 1;
   }
   return passes;

@@ -8,33 +8,37 @@
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "common/variants.hpp"
 
 namespace reduction {
 
+// The variants, in ladder order; the table in reduction.cu says what each changes.
 enum class Variant {
-  kGmemNotes,            // notes' reduceGmem, fixed: tree in global memory (a scratch copy)
-  kSmemNotes,            // notes' reduceSmem, fixed: tree in shared memory
-  kInterleavedDivergent, // 1: interleaved addressing, tid % (2s) == 0: divergent warps
-  kInterleavedStrided,   // 2: strided index 2*s*tid: no divergence, shared-memory bank conflicts
-  kSequential,           // 3: sequential addressing: conflict-free, half the threads idle at once
-  kFirstAddDuringLoad,   // 4: each thread adds two elements while loading: half the blocks
-  kUnrollLastWarp,       // 5: the last 6 steps inside one warp, __syncwarp instead of __syncthreads
-  kCompleteUnroll,       // 6: the block size is a template parameter: every loop unrolled
-  kMultiElement,         // 7: a fixed grid; each thread sums many elements first (grid-stride)
-  kWarpShuffle,          // 8: warp shuffles instead of shared-memory trees
-  kCooperativeGroups,    // 9: cg::reduce over 32-thread tiles
-  kVectorized,           // 10: 16-byte loads, four in flight per thread
-  kSinglePass,           // 11: the last block to finish adds the partial sums: one launch
-  kSinglePassAtomic,     // 12: every block atomicAdd's its partial: one launch, not reproducible for floats
+  kGmemNotes,
+  kSmemNotes,
+  kInterleavedDivergent,
+  kInterleavedStrided,
+  kSequential,
+  kFirstAddDuringLoad,
+  kUnrollLastWarp,
+  kCompleteUnroll,
+  kMultiElement,
+  kWarpShuffle,
+  kCooperativeGroups,
+  kVectorized,
+  kSinglePass,
+  kSinglePassAtomic,
 };
+CUDALAB_DECLARE_VARIANTS(Variant)
 
-const std::vector<Variant>& all_variants();
-std::string variant_name(Variant v);
-std::string variant_summary(Variant v);
-bool parse_variant(const std::string& name, Variant* out);
-std::vector<std::string> variant_names();
-// Same input, same block size -> bitwise the same result on every run.
-bool reproducible(Variant v);
+// What a variant promises and needs, from its row of the table.
+struct Traits {
+  bool reproducible = true;        // same input, same block size -> bitwise the same result on every run
+  bool vector_loads = false;       // 16-byte loads: an unaligned input runs warp_shuffle instead (fallback)
+  bool cold_launch_timed = false;  // the notes timed a first launch: the lab times it too
+  bool one_launch = false;         // one kernel launch (the last block, or atomics, finish the sum)
+};
+const Traits& traits(Variant v);
 
 // Device scratch for one reduction of up to `capacity` elements (partials, counters, result),
 // every allocation a DeviceBuffer: a throw half-way through the constructor frees what it got.

@@ -113,8 +113,8 @@ struct OnDevice {
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
-  cudalab::Table t = cudalab::sweep_table({{"width", "width"}, {"pixels", "pixels"}}, {"percent_of_copy", "% copy"});
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
+  cudalab::MeasurementTable t({facts.theoretical_bandwidth_gbps(), ceiling.gbps}, {false});
   bool all_ok = true;
   const auto bytes = [](std::size_t side) { return 8.0 * static_cast<double>(side * side); };
   for (std::size_t side : cudalab::sweep_sizes(256, 16384, 2, bytes)) {
@@ -123,10 +123,8 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     for (auto v : chosen_variants(o)) rungs.push_back(dev.rung(v));
     const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
     all_ok = all_ok && ladder.all_ok;
-    cudalab::add_sweep_rows(t, {static_cast<long long>(side), static_cast<long long>(side * side)}, ladder,
-                            [&](const cudalab::VariantResult& r) { return Value(cudalab::percent(r.gbps(), ceiling.gbps), 1); });
+    t.add(ladder, {{"width", "width", static_cast<long long>(side)}, {"pixels", "pixels", static_cast<long long>(side * side)}});
   }
-  report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
   return cudalab::report_sweep(report, "Bandwidth over image size (square images)", t, all_ok);
 }
 
@@ -185,12 +183,12 @@ int run(int argc, char** argv) {
   report.field("height", "height", static_cast<long long>(height));
   report.field("pixels", "pixels", static_cast<long long>(pixels));
   report.field("source", "image", o.input.empty() ? fmt::format("synthetic (seed {})", o.common.seed) : o.input);
-  report.field("bytes_moved", "bytes moved per launch (8 per pixel)", cudalab::human_bytes(bytes));
+  report.field("bytes_moved", "bytes moved per launch (8 per pixel)", cudalab::bytes_cell(bytes));
   report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
 
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
 
   if (o.input.empty()) image.rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
   OnDevice dev(image.rgba, width, height);
@@ -214,7 +212,7 @@ int run(int argc, char** argv) {
   }
   report.table("launch", launch_table);
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  cudalab::report_ladder(report, ladder, facts.theoretical_bandwidth_gbps(), ceiling.gbps, o.common.repeat);
+  cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat);
   const bool all_ok = ladder.all_ok;
   report.field("verified", "every plane matches the CPU byte for byte", all_ok);
 

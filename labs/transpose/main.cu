@@ -60,8 +60,8 @@ int ladder(cudalab::Report& report, const Options& o, const cudalab::DeviceFacts
     rungs.push_back(std::move(r));
   }
   const cudalab::LadderResult result = cudalab::run_ladder(bench, rungs);
-  cudalab::report_ladder(report, result, facts.theoretical_bandwidth_gbps(), ceiling.gbps, o.common.repeat);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_ladder(report, result, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat);
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
   return result.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
@@ -90,7 +90,7 @@ int banks(cudalab::Report& report, const Options& o) {
     ok = ok && fine;
     if (base == 0) base = cycles;
     t.add_row({transpose::bank_case_name(c), degree, Value(cycles, 1), Value(cycles / base, 2),
-               degree > 1 ? Value((cycles - base) / (degree - 1), 1) : Value("-"), fine ? "yes" : "NO"});
+               degree > 1 ? Value((cycles - base) / (degree - 1), 1) : Value(), cudalab::correct_cell(fine)});
   }
   report.table("banks", t);
   return ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;

@@ -112,7 +112,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   // a, b and c, and two more contents of a and b for the timed launches (OnDevice::alternate)
   cudalab::require_device_memory(7.0 * static_cast<double>(n) * sizeof(T), "vec_add with N = " + std::to_string(n));
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
 
   const vec_add::Problem<T> p = vec_add::make_problem<T>(n, o.common.seed);
   OnDevice<T> dev(p);
@@ -131,7 +131,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   }
   report.table("launch", launch_table);
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  cudalab::report_ladder(report, ladder, facts.theoretical_bandwidth_gbps(), ceiling.gbps, o.common.repeat);
+  cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat);
   if (ladder.best < 0) return cudalab::kExitWrongResult;
 
   const auto& best = ladder.best_result();
@@ -150,7 +150,7 @@ template <typename T>
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::Table curve = cudalab::sweep_table({{"n", "N"}}, {"percent_of_copy", "% copy"});
+  cudalab::MeasurementTable curve({facts.theoretical_bandwidth_gbps(), ceiling.gbps}, {false});
   cudalab::Table crossover({{"n", "N"}, {"cpu_ms", "CPU ms"}, {"gpu_kernel_ms", "GPU kernel ms"},
                             {"gpu_end_to_end_ms", "GPU end-to-end ms"}});
   bool all_ok = true;
@@ -166,15 +166,13 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     }
     const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
     all_ok = all_ok && ladder.all_ok;
-    cudalab::add_sweep_rows(curve, {static_cast<long long>(n)}, ladder,
-                            [&](const cudalab::VariantResult& r) { return Value(cudalab::percent(r.gbps(), ceiling.gbps), 1); });
+    curve.add(ladder, {{"n", "N", static_cast<long long>(n)}});
     if (ladder.best < 0) continue;
     const auto e2e = dev.end_to_end(plans[static_cast<std::size_t>(ladder.best)], 3);
     crossover.add_row({static_cast<long long>(n), Value(p.cpu_ms, 4), Value(ladder.best_result().timing.median_ms, 4),
                        Value(e2e.median_ms, 4)});
   }
-  report.field("copy_ceiling_gbps", "copy ceiling (measured)", Value(ceiling.gbps, 0), "GB/s");
-  report.field("peak_gbps", "theoretical peak", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
   const int code = cudalab::report_sweep(report, "Bandwidth over N", curve, all_ok);
   report.heading("CPU vs GPU over N (best variant; end-to-end includes host<->device copies)");
   report.table("crossover", crossover);
@@ -189,7 +187,7 @@ int run_l2_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::R
   constexpr int kBatch = 50;
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, true});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
   report.field("l2_mb", "L2 size (device attribute)", Value(static_cast<double>(facts.l2_bytes) / 1e6, 1), "MB");
   cudalab::Table t({{"working_set_mb", "working set MB"}, {"n", "N"}, {"launch_us", "us per launch"}, {"gbps", "GB/s"},
                     {"over_copy", "x copy"}, {"correct", "ok"}});
@@ -212,7 +210,7 @@ int run_l2_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::R
     const double ms = batch.median_ms / kBatch;
     const double g = cudalab::gbps(rung.bytes, ms);
     t.add_row({Value(rung.bytes / 1e6, 1), static_cast<long long>(n), Value(ms * 1e3, 2), Value(g, 0),
-               Value(g / ceiling.gbps, 2), ok ? "yes" : "NO"});
+               Value(g / ceiling.gbps, 2), cudalab::correct_cell(ok)});
   }
   report.heading(fmt::format("vectorized over working sets, L2 not flushed ({} launches back to back per sample)", kBatch));
   report.table("l2_sweep", t);
@@ -246,7 +244,7 @@ int run(int argc, char** argv) {
   if (o.l2_sweep) return run_l2_sweep(o, facts, report);
   report.field("n", "N (elements)", o.n);
   report.field("bytes_moved", "bytes moved per launch (12 per element)",
-               cudalab::human_bytes(3.0 * static_cast<double>(o.n) * 4));
+               cudalab::bytes_cell(3.0 * static_cast<double>(o.n) * 4));
   return o.type == "int" ? run_single<int>(o, facts, report) : run_single<float>(o, facts, report);
 }
 

@@ -53,37 +53,94 @@ TEST(SweepSizes, AFactorBelowTwoGivesOneSize) {
 
 }  // namespace
 
-TEST(SweepTable, SizeColumnsThenTheStandardColumnsAndOneRowPerRung) {
-  cudalab::Table t = cudalab::sweep_table({{"width", "width"}, {"pixels", "pixels"}}, {"vs_cub", "x CUB"});
+namespace {
+cudalab::RungResult measured(const char* name, double bytes, double ms, bool correct) {
+  cudalab::RungResult r;
+  r.result.name = name;
+  r.result.bytes = bytes;
+  r.result.timing = cudalab::summarize({ms});
+  r.result.correct = correct;
+  return r;
+}
+
+std::size_t column(const cudalab::Table& t, const std::string& key) {
+  for (std::size_t c = 0; c < t.columns().size(); ++c) {
+    if (t.columns()[c].key == key) return c;
+  }
+  ADD_FAILURE() << "no column " << key;
+  return 0;
+}
+}  // namespace
+
+TEST(MeasurementTable, SizeCellsThenTheVariantThenTheLabsCellsThenTheStandardColumns) {
+  cudalab::MeasurementTable rows({10000, 8000});
+  cudalab::LadderResult ladder;
+  ladder.rungs.push_back(measured("slow", 4e9, 4.0, false));
+  ladder.rungs.push_back(measured("fast", 4e9, 2.0, true));
+  ladder.rungs[1].cells = {{"launches", "launches", 2}};
+  auto base = measured("cub", 8e9, 4.0, true);
+  base.baseline = true;
+  ladder.rungs.push_back(base);
+  rows.add(ladder, {{"width", "width", 7}, {"pixels", "pixels", 49}});
+  const cudalab::Table t = rows.table();
   std::vector<std::string> keys;
   for (const auto& c : t.columns()) keys.push_back(c.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"width", "pixels", "variant", "median_us", "gbps", "vs_cub", "correct"}));
-
-  cudalab::LadderResult ladder;
-  for (const char* name : {"slow", "fast"}) {
-    cudalab::RungResult r;
-    r.result.name = name;
-    r.result.bytes = 4e9;
-    r.result.timing.median_ms = name[0] == 's' ? 4.0 : 2.0;
-    r.result.correct = name[0] == 'f';
-    ladder.rungs.push_back(r);
-  }
-  cudalab::add_sweep_row(t, {7, 49}, {"baseline", ladder.rungs[0].result.timing, 8e9, true}, cudalab::Value(1.0, 3));
-  cudalab::add_sweep_rows(t, {7, 49}, ladder, [](const cudalab::VariantResult& r) {
-    return cudalab::Value(4.0 / r.timing.median_ms, 3);
-  });
+  EXPECT_EQ(keys, (std::vector<std::string>{"width", "pixels", "variant", "launches", "median_ms", "min_ms", "max_ms",
+                                            "gbps", "percent_of_peak", "percent_of_copy", "speedup", "over_baseline",
+                                            "ok", "correct", "suspect", "baseline", "bytes", "flops", "fallback"}));
   ASSERT_EQ(t.rows().size(), 3u);
-  const auto& fast = t.rows()[2];
-  ASSERT_EQ(fast.size(), keys.size());
+  const auto& fast = t.rows()[1];
   EXPECT_EQ(fast[0].text(), "7");
   EXPECT_EQ(fast[2].text(), "fast");
-  EXPECT_EQ(fast[3].text(), "2000.00");  // us
-  EXPECT_EQ(fast[4].text(), "2000");     // 4e9 B in 2 ms
-  EXPECT_EQ(fast[5].text(), "2.000");
-  EXPECT_EQ(fast[6].text(), "yes");
-  EXPECT_EQ(t.rows()[1][6].text(), "NO");
-  EXPECT_EQ(t.rows()[0][2].text(), "baseline");
-  EXPECT_EQ(t.rows()[0][4].text(), "2000");  // 8e9 B in 4 ms
+  EXPECT_EQ(fast[column(t, "launches")].text(), "2");
+  EXPECT_TRUE(t.rows()[0][column(t, "launches")].is_null());  // a row without the cell: "-" / null
+  EXPECT_EQ(t.rows()[0][column(t, "launches")].text(), "-");
+  EXPECT_EQ(fast[column(t, "median_ms")].text(), "2.0000");
+  EXPECT_EQ(fast[column(t, "gbps")].text(), "2000");       // 4e9 B in 2 ms
+  EXPECT_EQ(fast[column(t, "percent_of_copy")].text(), "25.0");
+  // the wrong row shows no speed
+  EXPECT_TRUE(t.rows()[0][column(t, "gbps")].is_null());
+  EXPECT_TRUE(t.rows()[0][column(t, "median_ms")].is_null());
+  EXPECT_EQ(fast[column(t, "speedup")].text(), "2.00");     // the first row's 4 ms / 2 ms
+  EXPECT_EQ(fast[column(t, "over_baseline")].text(), "2.000");
+  EXPECT_EQ(fast[column(t, "ok")].text(), "yes");
+  EXPECT_EQ(t.rows()[0][column(t, "ok")].text(), "NO");
+  // JSON: booleans as booleans, and the text-only "ok" column left out
+  EXPECT_TRUE(std::get<bool>(fast[column(t, "correct")].raw()));
+  EXPECT_FALSE(std::get<bool>(t.rows()[0][column(t, "correct")].raw()));
+  EXPECT_FALSE(t.columns()[column(t, "ok")].in_json);
+  EXPECT_FALSE(t.columns()[column(t, "correct")].in_text);
+  EXPECT_TRUE(std::get<bool>(t.rows()[2][column(t, "baseline")].raw()));
+  // the text shows no JSON-only column
+  const std::string text = t.render();
+  EXPECT_EQ(text.find("fallback"), std::string::npos) << text;
+  EXPECT_NE(text.find("launches"), std::string::npos) << text;
+}
+
+TEST(MeasurementTable, FlopColumnsOnlyWhenARowCountsFlops) {
+  cudalab::LadderResult ladder;
+  ladder.rungs.push_back(measured("bytes_only", 1e9, 1.0, true));
+  cudalab::MeasurementTable plain({10000, 8000});
+  plain.add(ladder);
+  const cudalab::Table bytes_only = plain.table();
+  for (const auto& c : bytes_only.columns()) EXPECT_NE(c.key, "gflops");
+  ladder.rungs[0].result.flops = 2e9;  // 2 GFLOP in 1 ms
+  cudalab::MeasurementTable rows({10000, 8000, 10000});
+  rows.add(ladder);
+  const auto t = rows.table();
+  EXPECT_EQ(t.rows()[0][column(t, "gflops")].text(), "2000");
+  EXPECT_EQ(t.rows()[0][column(t, "percent_of_peak_flops")].text(), "20.0");
+}
+
+TEST(Ladder, TheBestIsNeverTheBaseline) {
+  cudalab::LadderResult ladder;
+  ladder.rungs.push_back(measured("variant", 1e9, 2.0, true));
+  ladder.rungs.push_back(measured("cub", 1e9, 1.0, true));
+  ladder.rungs[1].baseline = true;
+  cudalab::choose_best(ladder);
+  EXPECT_EQ(ladder.best, 0);
+  ASSERT_NE(ladder.baseline(), nullptr);
+  EXPECT_EQ(ladder.baseline()->result.name, "cub");
 }
 
 // Faster than physics is an error to explain: above the peak, above 1.10 x the copy ceiling for
@@ -123,8 +180,19 @@ TEST(Suspects, FasterThanPhysicsIsMarkedAndShownAsSuspect) {
   EXPECT_EQ(rs[4].suspect, "");
   EXPECT_EQ(rs[5].suspect, "");
   EXPECT_NE(rs[6].suspect.find("outside the timed stream"), std::string::npos) << rs[6].suspect;
-  const cudalab::Table t = cudalab::bandwidth_table(rs, 1000, 800);
-  EXPECT_EQ(t.rows()[0][8].text(), "yes");
-  EXPECT_EQ(t.rows()[2][8].text(), "suspect");
-  EXPECT_EQ(t.rows()[5][8].text(), "NO");
+  cudalab::LadderResult ladder;
+  for (const auto& r : rs) {
+    cudalab::RungResult rr;
+    rr.result = r;
+    ladder.rungs.push_back(rr);
+  }
+  cudalab::MeasurementTable rows({1000, 800});
+  rows.add(ladder);
+  const cudalab::Table t = rows.table();
+  const std::size_t ok = column(t, "ok"), suspect = column(t, "suspect");
+  EXPECT_EQ(t.rows()[0][ok].text(), "yes");
+  EXPECT_EQ(t.rows()[2][ok].text(), "suspect");
+  EXPECT_TRUE(std::get<bool>(t.rows()[2][suspect].raw()));
+  EXPECT_FALSE(std::get<bool>(t.rows()[0][suspect].raw()));
+  EXPECT_EQ(t.rows()[5][ok].text(), "NO");
 }

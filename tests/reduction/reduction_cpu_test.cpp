@@ -23,8 +23,21 @@ TEST(ReductionVariants, NamesRoundTripAndAreUnique) {
 
 TEST(ReductionVariants, OnlyTheAtomicVariantMakesNoReproducibilityClaim) {
   for (Variant v : reduction::all_variants()) {
-    EXPECT_EQ(reduction::reproducible(v), v != Variant::kSinglePassAtomic) << reduction::variant_name(v);
+    EXPECT_EQ(reduction::traits(v).reproducible, v != Variant::kSinglePassAtomic) << reduction::variant_name(v);
   }
+}
+
+TEST(ReductionVariants, VectorLoadVariantsFallBackOnAMisalignedInputAndSayWhy) {
+  alignas(16) static const float data[8] = {};
+  for (Variant v : reduction::all_variants()) {
+    EXPECT_EQ(reduction::fallback(v, data), "") << reduction::variant_name(v);
+    const std::string why = reduction::fallback(v, data + 1);
+    EXPECT_EQ(why.empty(), !reduction::traits(v).vector_loads) << reduction::variant_name(v);
+  }
+  EXPECT_TRUE(reduction::traits(Variant::kVectorized).vector_loads);
+  EXPECT_TRUE(reduction::traits(Variant::kSinglePass).one_launch);
+  EXPECT_FALSE(reduction::traits(Variant::kWarpShuffle).one_launch);
+  EXPECT_TRUE(reduction::traits(Variant::kGmemNotes).cold_launch_timed);
 }
 
 }  // namespace

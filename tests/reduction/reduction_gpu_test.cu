@@ -115,7 +115,7 @@ TEST(ReductionGpu, ReproducibleVariantsGiveBitwiseTheSameFloatSum) {
   cudalab::DeviceBuffer<float> d(x);
   reduction::Workspace<float> ws(n);
   for (Variant v : reduction::all_variants()) {
-    if (!reduction::reproducible(v)) continue;
+    if (!reduction::traits(v).reproducible) continue;
     float first = 0;
     for (int run = 0; run < 5; ++run) {
       reduction::reduce(v, d.data(), n, 256, ws);
