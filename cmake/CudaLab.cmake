@@ -5,7 +5,8 @@
 #     MAIN      main.cu                  # the executable -> <build>/labs/rgba_split
 #     CPU_TESTS rgba_split_cpu_test.cpp  # in tests/rgba_split/, labels: cpu;rgba_split
 #     GPU_TESTS rgba_split_gpu_test.cu   # in tests/rgba_split/, labels: gpu;rgba_split
-#     SMOKE_ARGS 76 62                   # a small real run (exit 0, or 77 = skipped without a GPU)
+#     SMOKE_ARGS 76 62                   # a small real run with --json: exit 0 and a report that validates
+#                                        # (scripts/report_schema.py), or 77 = skipped without a GPU
 #     BAD_ARGS  "0 0" "abc" "--nope"     # each string is one bad invocation that must exit 2
 #     GPU_BAD_ARGS "--device 99"         # bad only on a machine with a GPU (else: skipped, 77)
 #     SANITIZE_ARGS 77 61 --repeat 2)    # the small run compute-sanitizer checks (label sanitize)
@@ -77,7 +78,10 @@ function(cudalab_add_lab name)
   add_test(NAME ${name}.smoke.help COMMAND ${name} --help)
   cudalab_test_labels(${name}.smoke.help "cpu;${name};smoke")
 
-  add_test(NAME ${name}.smoke.run COMMAND ${name} ${LAB_SMOKE_ARGS})
+  # the real run, with --json: its report must validate against docs/schema/lab-report.schema.json
+  add_test(NAME ${name}.smoke.run
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/report_schema.py --run
+                   "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${name}> ${LAB_SMOKE_ARGS})
   cudalab_test_labels(${name}.smoke.run "gpu;${name};smoke")
   set_tests_properties(${name}.smoke.run PROPERTIES SKIP_RETURN_CODE 77)
 

@@ -1,4 +1,5 @@
 #include "common/cli.hpp"
+#include "common/report.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -47,6 +48,9 @@ struct Cli::Impl {
   explicit Impl(const std::string& name, const std::string& description) : app(description, name) {}
   CLI::App app;
   std::string lab_name;
+  std::vector<std::string> variant_names, variant_what;  // variant_option
+  bool list_variants = false;
+  bool* json = nullptr;  // add_common's --json
 };
 
 namespace {
@@ -122,17 +126,23 @@ void Cli::flag(const std::string& flags, bool& value, const std::string& help) {
   impl_->app.add_flag(flags, value, help);
 }
 
-void Cli::variant_option(std::string& value, const std::vector<std::string>& names) {
+void Cli::variant_option(std::string& value, const std::vector<std::string>& names, const std::vector<std::string>& what) {
+  if (names.size() != what.size()) throw std::logic_error("variant_option: one line of `what` per variant name");
   std::vector<std::string> choices{"all"};
   choices.insert(choices.end(), names.begin(), names.end());
   value = "all";
   option("--variant", value, "variant to run (all: every variant, in ladder order)", choices);
+  impl_->variant_names = names;
+  impl_->variant_what = what;
+  impl_->app.add_flag("--list-variants", impl_->list_variants,
+                      "print the variants (name, what each changes) and exit; with --json as JSON");
 }
 
 void Cli::add_common(CommonOptions& o, CommonSet which) {
   add_integer(impl_->app, "--device", o.device, "CUDA device ordinal to use", 0, 1023);
   impl_->app.get_option("--device")->each([&o](const std::string&) { o.device_given = true; });
   impl_->app.add_flag("--json", o.json, "print one JSON document on stdout instead of tables");
+  impl_->json = &o.json;
   if (which == CommonSet::kDeviceAndJson) return;
   add_integer(impl_->app, "--warmup", o.warmup, "untimed launches before timing", 0, 1000);
   add_integer(impl_->app, "--repeat", o.repeat, "timed launches; the median is reported", 1, 100000);
@@ -164,6 +174,14 @@ std::optional<int> Cli::parse(int argc, const char* const* argv) {
     std::fprintf(stderr, "%s: error: %s (run with --help for usage)\n", impl_->lab_name.c_str(),
                  what.c_str());
     return kExitUsage;
+  }
+  if (impl_->list_variants) {
+    Report report(impl_->lab_name, impl_->json != nullptr && *impl_->json);
+    Table t({{"variant", "variant"}, {"what", "what it changes"}});
+    for (std::size_t i = 0; i < impl_->variant_names.size(); ++i) t.add_row({impl_->variant_names[i], impl_->variant_what[i]});
+    report.table("variant_table", t);
+    report.finish();
+    return kExitSuccess;
   }
   return std::nullopt;
 }

@@ -46,8 +46,10 @@ class Cli {
   void option(const std::string& flags, std::string& value, const std::string& help,
               const std::vector<std::string>& choices = {});
   void flag(const std::string& flags, bool& value, const std::string& help);
-  // --variant: "all" (the default) or one of `names`.
-  void variant_option(std::string& value, const std::vector<std::string>& names);
+  // --variant: "all" (the default) or one of `names`; and --list-variants, which prints the
+  // variant table (each name and `what` it changes, one line each; with --json the document
+  // {"schema_version", "lab", "variant_table": [{"variant", "what"}]}) and exits 0.
+  void variant_option(std::string& value, const std::vector<std::string>& names, const std::vector<std::string>& what);
   void add_common(CommonOptions& options, CommonSet which = CommonSet::kAll);
   // Extra text for --help (examples, notes), printed before the exit-code table.
   void footer(const std::string& text);

@@ -67,21 +67,25 @@ std::string Table::render() const {
   };
   // Two spaces of indent and two between columns; JSON-only columns are not shown.
   std::string out;
+  const auto end_line = [&out] {  // no trailing spaces after a left-aligned last column
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  };
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     if (!columns_[c].in_text) continue;
     const bool right = !rows_.empty() && rows_[0][c].is_number();
     out += "  " + cell(columns_[c].title, c, right);
   }
-  out += "\n";
+  end_line();
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     if (columns_[c].in_text) out += "  " + std::string(width[c], '-');
   }
-  out += "\n";
+  end_line();
   for (const auto& row : rows_) {
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       if (columns_[c].in_text) out += "  " + cell(row[c].text(), c, row[c].is_number());
     }
-    out += "\n";
+    end_line();
   }
   return out;
 }

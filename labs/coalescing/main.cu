@@ -54,6 +54,14 @@ cudalab::Rung rung(const std::string& name, double useful_bytes, cudalab::Device
   return r;
 }
 
+// A section's rows: the standard columns (GB/s of the useful bytes, % of the copy ceiling) and
+// the section's own cells, under `key`.
+void report_rows(cudalab::Report& report, const std::string& key, const cudalab::LadderResult& lr, double copy_gbps) {
+  cudalab::MeasurementTable t({0, copy_gbps}, {false});
+  t.add(lr);
+  report.table(key, t.table());
+}
+
 int stride_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double copy_gbps) {
   const std::size_t n = static_cast<std::size_t>(o.n);
   const std::vector<int> strides = o.stride > 0 ? std::vector<int>{o.stride} : std::vector<int>{1, 2, 4, 8, 16, 32};
@@ -67,19 +75,19 @@ int stride_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
     rungs.push_back(rung(fmt::format("stride {}", s), 8.0 * static_cast<double>(n), out, expected[k],
                          [&, s] { coalescing::launch_stride(d_in.data(), out.data(), n, s); }));
   }
-  const cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  cudalab::Table t({{"stride", "stride"}, {"sectors_per_request", "ld sectors/request"}, {"useful_gbps", "useful GB/s"},
-                    {"moved_gbps", "moved GB/s"}, {"percent_of_copy", "% copy (useful)"}, {"median_us", "median us"},
-                    {"correct", "ok"}});
+  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
   for (std::size_t k = 0; k < strides.size(); ++k) {
-    const auto& r = lr.rungs[k].result;
+    auto& r = lr.rungs[k];
     const double moved = coalescing::stride_bytes_moved(n, strides[k]);
-    t.add_row({strides[k], static_cast<long long>(coalescing::sectors_per_request(0, 4 * static_cast<std::size_t>(strides[k]))),
-               Value(r.gbps(), 0), Value(cudalab::gbps(moved, r.timing.median_ms), 0), Value(cudalab::percent(r.gbps(), copy_gbps), 1),
-               Value(r.timing.median_ms * 1e3, 1), cudalab::verdict(r)});
+    r.cells = {{"stride", "stride", strides[k]},
+               {"sectors_per_request", "ld sectors/request",
+                static_cast<long long>(coalescing::sectors_per_request(0, 4 * static_cast<std::size_t>(strides[k])))},
+               {"moved_gbps", "moved GB/s",
+                r.result.correct ? Value(cudalab::gbps(moved, r.result.timing.median_ms), 0) : Value()}};
   }
-  report.heading(fmt::format("Stride: out[i] = in[i * s], N = {} (useful: 8 bytes per element; moved: whole 32-byte sectors)", n));
-  report.table("stride", t);
+  report.heading(fmt::format("Stride: out[i] = in[i * s], N = {} (GB/s: the useful 8 bytes per element; moved: whole "
+                             "32-byte sectors)", n));
+  report_rows(report, "stride", lr, copy_gbps);
   return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
@@ -99,18 +107,14 @@ int offset_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
     rungs.push_back(rung(fmt::format("offset {}", k), 8.0 * static_cast<double>(n), out, expected[j],
                          [&, k] { coalescing::launch_offset(d_in.data(), out.data(), n, k); }));
   }
-  const cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  cudalab::Table t({{"offset", "offset"}, {"sectors_per_request", "ld sectors/request"}, {"gbps", "GB/s"},
-                    {"percent_of_copy", "% copy"}, {"vs_aligned", "x offset 0"}, {"correct", "ok"}});
-  const double aligned = lr.rungs.front().result.gbps();
+  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
   for (std::size_t j = 0; j < offsets.size(); ++j) {
-    const auto& r = lr.rungs[j].result;
-    t.add_row({offsets[j], static_cast<long long>(coalescing::sectors_per_request(4 * static_cast<std::size_t>(offsets[j]), 4)),
-               Value(r.gbps(), 0), Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.gbps() / aligned, 3),
-               cudalab::verdict(r)});
+    lr.rungs[j].cells = {{"offset", "offset", offsets[j]},
+                         {"sectors_per_request", "ld sectors/request",
+                          static_cast<long long>(coalescing::sectors_per_request(4 * static_cast<std::size_t>(offsets[j]), 4))}};
   }
-  report.heading(fmt::format("Offset: out[i] = in[i + k], N = {}", n));
-  report.table("offset", t);
+  report.heading(fmt::format("Offset: out[i] = in[i + k], N = {} (speedup: against offset 0)", n));
+  report_rows(report, "offset", lr, copy_gbps);
   return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
@@ -150,17 +154,15 @@ int layout_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
     if (!check.ok()) std::fprintf(stderr, "coalescing: struct of arrays is wrong: %s\n", check.summary().c_str());
     return check.ok();
   };
-  const cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  cudalab::Table t({{"layout", "layout"}, {"sectors_per_request", "ld sectors/request (x)"}, {"useful_gbps", "useful GB/s"},
-                    {"percent_of_copy", "% copy (useful)"}, {"median_us", "median us"}, {"correct", "ok"}});
+  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
   const std::size_t steps[] = {sizeof(coalescing::Particle), sizeof(float)};
   for (std::size_t k = 0; k < 2; ++k) {
-    const auto& r = lr.rungs[k].result;
-    t.add_row({r.name, static_cast<long long>(coalescing::sectors_per_request(0, steps[k])), Value(r.gbps(), 0),
-               Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.timing.median_ms * 1e3, 1), cudalab::verdict(r)});
+    lr.rungs[k].cells = {{"sectors_per_request", "ld sectors/request (x)",
+                          static_cast<long long>(coalescing::sectors_per_request(0, steps[k]))}};
   }
-  report.heading(fmt::format("Layout: x += vx * dt for N = {} particles of 4 fields (useful: read x, vx; write x)", n));
-  report.table("layout", t);
+  report.heading(fmt::format("Layout: x += vx * dt for N = {} particles of 4 fields (GB/s: the useful bytes, read x, "
+                             "vx; write x)", n));
+  report_rows(report, "layout", lr, copy_gbps);
   return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
@@ -175,17 +177,15 @@ int mapping_section(cudalab::Report& report, cudalab::Benchmarker& bench, double
     rungs.push_back(rung(swapped ? "x walks down a column" : "x walks along a row", 8.0 * static_cast<double>(pixels), out,
                          expected, [&, swapped] { coalescing::launch_scale_2d(d_in.data(), out.data(), width, height, swapped); }));
   }
-  const cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  cudalab::Table t({{"mapping", "threadIdx.x"}, {"sectors_per_request", "ld sectors/request"}, {"gbps", "GB/s"},
-                    {"percent_of_copy", "% copy"}, {"median_us", "median us"}, {"correct", "ok"}});
+  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
   const std::size_t steps[] = {sizeof(float), static_cast<std::size_t>(width) * sizeof(float)};
   for (std::size_t k = 0; k < 2; ++k) {
-    const auto& r = lr.rungs[k].result;
-    t.add_row({r.name, static_cast<long long>(coalescing::sectors_per_request(0, steps[k])), Value(r.gbps(), 0),
-               Value(cudalab::percent(r.gbps(), copy_gbps), 1), Value(r.timing.median_ms * 1e3, 1), cudalab::verdict(r)});
+    lr.rungs[k].cells = {{"sectors_per_request", "ld sectors/request",
+                          static_cast<long long>(coalescing::sectors_per_request(0, steps[k]))}};
   }
-  report.heading(fmt::format("2D mapping: out = 2 * in over a {} x {} image, 32 x 8 blocks", width, height));
-  report.table("mapping", t);
+  report.heading(fmt::format("2D mapping: out = 2 * in over a {} x {} image, 32 x 8 blocks (variant: what threadIdx.x "
+                             "walks)", width, height));
+  report_rows(report, "mapping", lr, copy_gbps);
   return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
@@ -209,7 +209,7 @@ int run(int argc, char** argv) {
   cudalab::report_setup(report, facts, "float", 256);
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
   int code = cudalab::kExitSuccess;
   const auto keep = [&](int c) { code = code == cudalab::kExitSuccess ? c : code; };
   if (wants(o, "stride")) keep(stride_section(report, o, bench, ceiling.gbps));

@@ -38,7 +38,8 @@ constexpr int kBlock = 256;
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("divergence", "Warp divergence: the notes' divergent/uniform pair and its variants, timed.");
-  cli.variant_option(o.variant, divergence::variant_names());
+  cli.variant_option(o.variant, divergence::variant_names(),
+                     cudalab::names_of(divergence::all_variants(), divergence::variant_summary));
   cli.option("--iters", o.iters, "length of each path (dependent FMAs)", 1, 10000000);
   cli.option("--blocks-per-sm", o.blocks_per_sm, "256-thread blocks launched per SM", 1, 32);
   cli.add_common(o.common);
@@ -88,9 +89,12 @@ int run(int argc, char** argv) {
       }
       return check.ok();
     };
+    r.cells = [&cases, k] {
+      return std::vector<cudalab::Cell>{{"divergent_warps", "divergent warps", static_cast<long long>(cases[k].divergent_warps)}};
+    };
     rungs.push_back(std::move(r));
   }
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
   const auto time_of = [&](Variant want) {
     for (std::size_t k = 0; k < chosen.size(); ++k) {
       if (chosen[k] == want) return ladder.rungs[k].result.timing.median_ms;
@@ -98,17 +102,15 @@ int run(int argc, char** argv) {
     return 0.0;
   };
   const double uniform_ms = time_of(Variant::kUniform), divergent_ms = time_of(Variant::kDivergent);
-  cudalab::Table t({{"variant", "variant"}, {"divergent_warps", "divergent warps"}, {"median_ms", "median ms"},
-                    {"min_ms", "min ms"}, {"vs_uniform", "x uniform"}, {"correct", "ok"}});
-  for (std::size_t k = 0; k < chosen.size(); ++k) {
-    const auto& r = ladder.rungs[k].result;
-    t.add_row({r.name, static_cast<long long>(cases[k].divergent_warps), Value(r.timing.median_ms, 4),
-               Value(r.timing.min_ms, 4), uniform_ms > 0 ? Value(r.timing.median_ms / uniform_ms, 2) : Value("-"),
-               cudalab::verdict(r)});
+  for (auto& r : ladder.rungs) {  // the rows are open: a cell that needs every row's time comes after the run
+    r.cells.push_back({"time_over_uniform", "x uniform",
+                       uniform_ms > 0 ? Value(r.result.timing.median_ms / uniform_ms, 2) : Value()});
   }
+  cudalab::MeasurementTable t({facts.theoretical_bandwidth_gbps(), 0});
+  t.add(ladder);
   report.field("total_warps", "warps launched", static_cast<long long>(n / 32));
   report.heading(fmt::format("Time (median of {})", o.common.repeat));
-  report.table("variants", t);
+  report.table("variants", t.table());
   if (divergent_ms > 0 && uniform_ms > 0) {
     report.field("ratio", "divergent / uniform (measured)", Value(divergent_ms / uniform_ms, 3), "x");
     report.field("model_ratio", "model: both paths, one after the other", Value(2.0, 1), "x");

@@ -66,7 +66,7 @@ std::map<std::size_t, Level> global_sweep(cudalab::Report& report, const Options
     out[w] = Level{r.cycles_per_hop, r.cycles_per_hop / ghz, ok};
     t.add_row({cudalab::human_bytes(static_cast<double>(w)), static_cast<long long>(w), static_cast<long long>(lines),
                static_cast<long long>(warmup), static_cast<long long>(hops), Value(r.cycles_per_hop, 1),
-               Value(r.cycles_per_hop / ghz, 1), ok ? "yes" : "NO"});
+               Value(r.cycles_per_hop / ghz, 1), cudalab::correct_cell(ok)});
   }
   report.heading(fmt::format("Global memory: one thread chasing a random cycle over every {}-byte line of the working set",
                              stride));
@@ -100,7 +100,7 @@ TlbStep tlb_step(cudalab::Report& report, const Options& o, latency::GlobalChase
     s.pages.push_back(p);
     s.cycles.push_back(r.cycles_per_hop);
     t.add_row({static_cast<long long>(p), cudalab::human_bytes(static_cast<double>(p * page)), Value(r.cycles_per_hop, 1),
-               Value(r.cycles_per_hop / ghz, 1), ok ? "yes" : "NO"});
+               Value(r.cycles_per_hop / ghz, 1), cudalab::correct_cell(ok)});
   }
   report.heading(fmt::format("The TLBs: one line per {} page, L2 hits only (__ldcg), every hop to another page",
                              cudalab::human_bytes(static_cast<double>(page))));

@@ -14,6 +14,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
+#include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/occupancy_calc.hpp"
 #include "common/random.hpp"
@@ -104,7 +105,7 @@ bool occupancy_section(cudalab::Report& report, const cudalab::DeviceFacts& fact
   report.heading(fmt::format("Occupancy of mem_space_demo on this {} ({} threads, {} B static + {} B dynamic shared)",
                              g.arch, block, demo.sharedSizeBytes, dyn));
   report.field("blocks_by_threads", "blocks by threads", r.by_warps);
-  report.field("blocks_by_registers", "blocks by registers", r.by_registers == occ::kUnlimited ? Value("-") : Value(r.by_registers));
+  report.field("blocks_by_registers", "blocks by registers", r.by_registers == occ::kUnlimited ? Value() : Value(r.by_registers));
   report.field("blocks_by_smem", "blocks by shared memory", r.by_shared_memory);
   report.field("blocks_by_limit", "blocks by the per-SM cap", r.by_blocks);
   report.field("resident_blocks", "resident blocks (calculator)", r.resident_blocks);
@@ -128,7 +129,8 @@ bool constant_rounds(cudalab::Report& report, const Options& o) {
   return demo_round(report, "round1", o, in, d_in, d_out) && ok;
 }
 
-// Atomics on one address: per thread, per warp, per block.
+// Atomics on one address: per thread, per warp, per block, each a rung of the driver (checked
+// before and after its timing).
 bool atomics_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
   const auto mn = static_cast<std::size_t>(o.measure_n);
   const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 1, -1000, 1000);
@@ -136,25 +138,31 @@ bool atomics_section(cudalab::Report& report, const Options& o, cudalab::Benchma
   for (int v : values) expected_total += v;
   cudalab::DeviceBuffer<int> d_values(values);
   cudalab::DeviceBuffer<unsigned long long> d_total(1);
-  report.heading(fmt::format("Summing {} ints into one counter (median of {})", mn, o.common.repeat));
-  cudalab::Table at({{"variant", "variant"}, {"atomics", "atomics issued"}, {"median_ms", "median ms"},
-                     {"speedup", "x per-thread"}, {"correct", "ok"}});
-  bool ok = true;
-  double per_thread_ms = 0;
+  std::vector<cudalab::Rung> rungs;
   for (auto v : mem_spaces::atomic_variants()) {
-    d_total.fill_bytes(0);
-    mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block);
-    const auto got = static_cast<long long>(d_total.download()[0]);
-    const bool correct = got == expected_total;
-    if (!correct) std::fprintf(stderr, "mem_spaces: %s: sum %lld, expected %lld\n", mem_spaces::atomic_name(v).c_str(), got, expected_total);
-    ok = ok && correct;
-    const auto t = bench.run([&] { mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block); });
-    if (v == mem_spaces::AtomicVariant::kPerThread) per_thread_ms = t.median_ms;
-    at.add_row({mem_spaces::atomic_name(v), mem_spaces::atomics_issued(v, mn, o.block), Value(t.median_ms, 4),
-                Value(per_thread_ms / t.median_ms, 1), correct ? "yes" : "NO"});
+    cudalab::Rung r;
+    r.name = mem_spaces::atomic_name(v);
+    r.poison = [&d_total] { d_total.fill_bytes(0); };  // the kernels add into the counter
+    r.launch = [&, v] { mem_spaces::launch_sum(v, d_values.data(), mn, d_total.data(), o.block); };
+    r.check = [&, v] {
+      const auto got = static_cast<long long>(d_total.download()[0]);
+      if (got != expected_total) {
+        std::fprintf(stderr, "mem_spaces: %s: sum %lld, expected %lld\n", mem_spaces::atomic_name(v).c_str(), got, expected_total);
+      }
+      return got == expected_total;
+    };
+    r.cells = [v, mn, &o] {
+      return std::vector<cudalab::Cell>{{"atomics", "atomics issued", mem_spaces::atomics_issued(v, mn, o.block)}};
+    };
+    rungs.push_back(std::move(r));
   }
-  report.table("atomics", at);
-  return ok;
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  cudalab::MeasurementTable t({0, 0}, {false});
+  t.add(ladder);
+  report.heading(fmt::format("Summing {} ints into one counter (median of {}; speedup: against per-thread)", mn,
+                             o.common.repeat));
+  report.table("atomics", t.table());
+  return ladder.all_ok;
 }
 
 // A per-thread array indexed at run time (local memory) vs at compile time (registers).
@@ -162,29 +170,33 @@ bool local_memory_section(cudalab::Report& report, const Options& o, cudalab::Be
   const auto mn = static_cast<std::size_t>(o.measure_n);
   const std::vector<unsigned> uin = cudalab::random_vector<unsigned>(mn, o.common.seed + 2, 0u, 0xFFFFFFu);
   cudalab::DeviceBuffer<unsigned> d_uin(uin), d_uout(mn);
-  report.heading(fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index", mn));
-  cudalab::Table lt({{"variant", "variant"}, {"local_bytes", "local B/thread"}, {"regs", "regs/thread"},
-                     {"median_ms", "median ms"}, {"vs_registers", "x registers"}, {"correct", "ok"}});
-  struct ArrayRow { mem_spaces::ArrayVariant v; cudaFuncAttributes a; cudalab::Timing t; bool ok; };
-  std::vector<ArrayRow> rows;
+  std::vector<cudalab::Rung> rungs;
   for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
-    d_uout.fill_bytes(0xAB);
-    mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block);
-    const auto out = d_uout.download();
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < mn; ++i) bad += out[i] != mem_spaces::array_reference(uin, i);
-    if (bad) std::fprintf(stderr, "mem_spaces: %s: %zu of %zu outputs differ\n", mem_spaces::array_name(v).c_str(), bad, mn);
-    rows.push_back({v, mem_spaces::array_attributes(v),
-                    bench.run([&] { mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block); }), bad == 0});
+    cudalab::Rung r;
+    r.name = mem_spaces::array_name(v);
+    r.poison = [&d_uout] { d_uout.fill_bytes(0xAB); };
+    r.launch = [&, v] { mem_spaces::launch_array(v, d_uin.data(), d_uout.data(), mn, o.block); };
+    r.check = [&, v] {
+      const auto out = d_uout.download();
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < mn; ++i) bad += out[i] != mem_spaces::array_reference(uin, i);
+      if (bad) std::fprintf(stderr, "mem_spaces: %s: %zu of %zu outputs differ\n", mem_spaces::array_name(v).c_str(), bad, mn);
+      return bad == 0;
+    };
+    r.cells = [v] {
+      const cudaFuncAttributes a = mem_spaces::array_attributes(v);
+      return std::vector<cudalab::Cell>{{"local_bytes", "local B/thread", static_cast<long long>(a.localSizeBytes)},
+                                        {"regs", "regs/thread", a.numRegs}};
+    };
+    rungs.push_back(std::move(r));
   }
-  bool ok = true;
-  for (const auto& row : rows) {
-    ok = ok && row.ok;
-    lt.add_row({mem_spaces::array_name(row.v), static_cast<long long>(row.a.localSizeBytes), row.a.numRegs,
-                Value(row.t.median_ms, 4), Value(row.t.median_ms / rows.back().t.median_ms, 2), row.ok ? "yes" : "NO"});
-  }
-  report.table("local_memory", lt);
-  return ok;
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  cudalab::MeasurementTable t({0, 0}, {false});
+  t.add(ladder);
+  report.heading(fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index "
+                             "(speedup: against local memory)", mn));
+  report.table("local_memory", t.table());
+  return ladder.all_ok;
 }
 
 int run(int argc, char** argv) {

@@ -205,49 +205,66 @@ DemoResult reference(const std::vector<float>& in, int block, const std::array<f
   return r;
 }
 
-const std::vector<AtomicVariant>& atomic_variants() {
-  static const std::vector<AtomicVariant> v{AtomicVariant::kPerThread, AtomicVariant::kPerWarp, AtomicVariant::kPerBlock};
-  return v;
+namespace {
+// The atomic variants, described once: each row is the whole variant (its name, what it
+// changes, its kernel, how many threads share one atomic; 0: the whole block).
+struct AtomicRow {
+  AtomicVariant id;
+  const char* name;
+  const char* what;
+  void (*kernel)(const int*, std::size_t, unsigned long long*);
+  int threads_per_atomic;
+};
+
+const std::vector<AtomicRow>& atomic_rows() {
+  static const std::vector<AtomicRow> rows{
+      {AtomicVariant::kPerThread, "atomic_per_thread", "every thread atomicAdd's its element to one address",
+       sum_per_thread, 1},
+      {AtomicVariant::kPerWarp, "atomic_per_warp", "a warp-shuffle sum first, one atomic per warp (32x fewer)",
+       sum_per_warp, 32},
+      {AtomicVariant::kPerBlock, "atomic_per_block", "a block sum in shared memory first, one atomic per block",
+       sum_per_block, 0},
+  };
+  return rows;
 }
 
-std::string atomic_name(AtomicVariant v) {
-  switch (v) {
-    case AtomicVariant::kPerThread: return "atomic_per_thread";
-    case AtomicVariant::kPerWarp: return "atomic_per_warp";
-    case AtomicVariant::kPerBlock: return "atomic_per_block";
+const AtomicRow& atomic_row(AtomicVariant v) {
+  for (const auto& r : atomic_rows()) {
+    if (r.id == v) return r;
   }
-  return "?";
+  throw std::invalid_argument("mem_spaces: not an atomic variant");
 }
+}  // namespace
+
+const std::vector<AtomicVariant>& atomic_variants() {
+  static const std::vector<AtomicVariant> ids = [] {
+    std::vector<AtomicVariant> v;
+    for (const auto& r : atomic_rows()) v.push_back(r.id);
+    return v;
+  }();
+  return ids;
+}
+
+std::string atomic_name(AtomicVariant v) { return atomic_row(v).name; }
+std::string atomic_summary(AtomicVariant v) { return atomic_row(v).what; }
 
 long long atomics_issued(AtomicVariant v, std::size_t n, int block) {
-  const auto ln = static_cast<long long>(n);
-  switch (v) {
-    case AtomicVariant::kPerThread: return ln;
-    case AtomicVariant::kPerWarp: return cudalab::ceil_div(ln, 32LL);
-    case AtomicVariant::kPerBlock: return cudalab::ceil_div(ln, static_cast<long long>(block));
-  }
-  return 0;
+  const int per = atomic_row(v).threads_per_atomic;
+  return cudalab::ceil_div(static_cast<long long>(n), static_cast<long long>(per == 0 ? block : per));
 }
 
 void launch_sum(AtomicVariant v, const int* in, std::size_t n, unsigned long long* total, int block, cudaStream_t stream) {
   if (block % 32 != 0 || block < 32 || block > kMaxBlock) throw std::invalid_argument("launch_sum: block must be 32..1024, multiple of 32");
   const auto grid = static_cast<unsigned>(cudalab::ceil_div(n, static_cast<std::size_t>(block)));
   if (grid == 0) return;
-  switch (v) {
-    case AtomicVariant::kPerThread: sum_per_thread<<<grid, block, 0, stream>>>(in, n, total); break;
-    case AtomicVariant::kPerWarp: sum_per_warp<<<grid, block, 0, stream>>>(in, n, total); break;
-    case AtomicVariant::kPerBlock: sum_per_block<<<grid, block, 0, stream>>>(in, n, total); break;
-  }
-  CUDA_CHECK_LAUNCH(atomic_name(v).c_str());
+  const AtomicRow& row = atomic_row(v);
+  row.kernel<<<grid, block, 0, stream>>>(in, n, total);
+  CUDA_CHECK_LAUNCH(row.name);
 }
 
 cudaFuncAttributes atomic_attributes(AtomicVariant v) {
   cudaFuncAttributes a{};
-  switch (v) {
-    case AtomicVariant::kPerThread: CUDA_CHECK(cudaFuncGetAttributes(&a, sum_per_thread)); break;
-    case AtomicVariant::kPerWarp: CUDA_CHECK(cudaFuncGetAttributes(&a, sum_per_warp)); break;
-    case AtomicVariant::kPerBlock: CUDA_CHECK(cudaFuncGetAttributes(&a, sum_per_block)); break;
-  }
+  CUDA_CHECK(cudaFuncGetAttributes(&a, atomic_row(v).kernel));
   return a;
 }
 

@@ -35,13 +35,11 @@ struct DemoResult {
 DemoResult reference(const std::vector<float>& in, int block, const std::array<float, 4>& w);
 
 // ---- atomics: one counter, three ways ----
-enum class AtomicVariant {
-  kPerThread,  // every thread atomicAdd's its element to one address
-  kPerWarp,    // a warp-shuffle sum first, one atomic per warp (32x fewer)
-  kPerBlock,   // a block reduction in shared memory first, one atomic per block
-};
+// The variants, in ladder order; the table in mem_spaces.cu says what each changes.
+enum class AtomicVariant { kPerThread, kPerWarp, kPerBlock };
 const std::vector<AtomicVariant>& atomic_variants();
 std::string atomic_name(AtomicVariant v);
+std::string atomic_summary(AtomicVariant v);
 long long atomics_issued(AtomicVariant v, std::size_t n, int block);
 void launch_sum(AtomicVariant v, const int* in, std::size_t n, unsigned long long* total, int block,
                 cudaStream_t stream = nullptr);

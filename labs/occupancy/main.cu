@@ -12,6 +12,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
+#include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/occupancy_calc.hpp"
 #include "common/report.hpp"
@@ -33,7 +34,7 @@ struct Options {
   std::int64_t stream_n = std::int64_t{1} << 27;
 };
 
-cudalab::Value blocks_text(int b) { return b == occ::kUnlimited ? cudalab::Value("-") : cudalab::Value(b); }
+cudalab::Value blocks_text(int b) { return b == occ::kUnlimited ? cudalab::Value() : cudalab::Value(b); }
 
 void report_breakdown(cudalab::Report& report, const occ::GpuSpec& g, const occ::KernelSpec& k) {
   const occ::Result r = occ::compute(g, k);
@@ -237,7 +238,7 @@ int run(int argc, char** argv) {
 
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const auto ceiling = cudalab::measure_copy_ceiling(bench);
-  report.field("copy_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(ceiling.gbps, 0), "GB/s");
+  cudalab::report_copy_ceiling(report, ceiling.gbps);
   bandwidth_vs_occupancy(report, g, facts, bench, ceiling.gbps, static_cast<std::size_t>(o.stream_n));
   tail_effect(report, facts, bench);
   return agree == total ? cudalab::kExitSuccess : cudalab::kExitWrongResult;

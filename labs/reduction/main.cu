@@ -196,7 +196,8 @@ int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("reduction", "Parallel sum: the classic optimisation ladder, checked and timed against CUB.");
   cli.positional("N", o.n, "number of elements (e.g. 1000000, 64M, 2^28)", 1, std::int64_t{1} << 34);
-  cli.variant_option(o.variant, reduction::variant_names());
+  cli.variant_option(o.variant, reduction::variant_names(),
+                     cudalab::names_of(reduction::all_variants(), reduction::variant_summary));
   cli.option("--type", o.type, "element type", {"float", "int"});
   cli.option("--block", o.block, "threads per block: 64, 128, 256, 512 or 1024", 64, 1024);
   cli.flag("--sweep", o.sweep, "time the variants and CUB over N = 2^10 .. 2^28");

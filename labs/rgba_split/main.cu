@@ -133,7 +133,8 @@ int run(int argc, char** argv) {
   cudalab::Cli cli("rgba_split", "Splits interleaved RGBA pixels into four planes; every variant verified and timed.");
   cli.positional("WIDTH", o.width, "image width in pixels", 1, 1 << 30);
   cli.positional("HEIGHT", o.height, "image height in pixels", 1, 1 << 30);
-  cli.variant_option(o.variant, rgba_split::variant_names());
+  cli.variant_option(o.variant, rgba_split::variant_names(),
+                     cudalab::names_of(rgba_split::all_variants(), rgba_split::variant_summary));
   cli.option("--input", o.input, "read this PNG or JPEG instead of a synthetic image");
   cli.option("--output-dir", o.output_dir, "write the four planes there as r.png g.png b.png a.png");
   cli.flag("--sweep", o.sweep, "time every variant over square images 256^2 .. 16384^2 instead of one image");

@@ -18,6 +18,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
+#include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
@@ -58,40 +59,54 @@ bool dial_correct(const std::vector<T>& in, const std::vector<T>& out, int k) {
   return true;
 }
 
+// The dial as a ladder of rungs, one per k: each checked against the CPU before and after its
+// timing, with the FLOPs and bytes it does, so the one renderer gives GB/s, GFLOP/s and the
+// percentages; the roof at its intensity is its own cell.
 template <typename T>
-bool dial(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double peak, double bandwidth,
-          const char* key, const char* title) {
+bool dial(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, const cudalab::Yardsticks& y,
+          double roof_flops, double bandwidth, const char* key, const char* title) {
   const std::size_t n = static_cast<std::size_t>(o.n);
   std::vector<T> in(n);
   for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<T>(i % 1000) / 1000;
   cudalab::DeviceBuffer<T> d_in(in), d_out(n);
-  cudalab::Table t({{"k", "FMAs/elem"}, {"ai", "FLOP/byte"}, {"median_us", "median us"}, {"gflops", "GFLOP/s"},
-                    {"gbps", "GB/s"}, {"bound_gflops", "roof GFLOP/s"}, {"percent_of_roof", "% roof"}, {"correct", "ok"}});
-  std::vector<double> ais, flops;
-  bool ok = true;
+  std::vector<cudalab::Rung> rungs;
   for (int k : roofline::dial_ks()) {
     if (k > o.max_k) break;
-    d_out.fill_bytes(0xFF);
-    roofline::launch_dial(d_in.data(), d_out.data(), n, k);
-    const bool right = dial_correct(in, d_out.download(), k);
-    ok = ok && right;
-    const cudalab::Timing timing = bench.run([&] { roofline::launch_dial(d_in.data(), d_out.data(), n, k); });
-    const double s = timing.median_ms * 1e-3;
+    cudalab::Rung r;
+    r.name = fmt::format("k{}", k);
+    r.bytes = 2.0 * sizeof(T) * static_cast<double>(n);
+    r.flops = 2.0 * k * static_cast<double>(n);
+    r.poison = [&d_out] { d_out.fill_bytes(0xFF); };
+    r.launch = [&d_in, &d_out, n, k] { roofline::launch_dial(d_in.data(), d_out.data(), n, k); };
+    r.check = [&in, &d_out, k] { return dial_correct(in, d_out.download(), k); };
     const double ai = roofline::dial_intensity<T>(k);
-    const double f = 2.0 * k * static_cast<double>(n) / s;
-    const double bound = roofline::roof(ai, peak, bandwidth);
-    ais.push_back(ai);
-    flops.push_back(f);
-    t.add_row({k, Value(ai, 2), Value(timing.median_ms * 1e3, 1), Value(f / 1e9, 0),
-               Value(2.0 * sizeof(T) * static_cast<double>(n) / s / 1e9, 0), Value(bound / 1e9, 0),
-               Value(100.0 * f / bound, 1), right ? "yes" : "NO"});
+    r.cells = [k, ai, roof_flops, bandwidth] {
+      return std::vector<cudalab::Cell>{{"k", "FMAs/elem", k},
+                                        {"ai", "FLOP/byte", Value(ai, 2)},
+                                        {"roof_gflops", "roof GFLOP/s", Value(roofline::roof(ai, roof_flops, bandwidth) / 1e9, 0)}};
+    };
+    rungs.push_back(std::move(r));
   }
+  cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  std::vector<double> ais, flops;
+  for (auto& r : ladder.rungs) {
+    const double ai = std::get<double>(r.cells[1].value.raw());
+    const double f = r.result.gflops() * 1e9;
+    if (r.result.correct) {
+      ais.push_back(ai);
+      flops.push_back(f);
+    }
+    r.cells.push_back({"percent_of_roof", "% roof",
+                       r.result.correct ? Value(100.0 * f / roofline::roof(ai, roof_flops, bandwidth), 1) : Value()});
+  }
+  cudalab::MeasurementTable t(y, {false});
+  t.add(ladder);
   report.heading(title);
-  report.table(key, t);
-  const double bend = roofline::bend(ais, flops, peak, 0.5);
+  report.table(key, t.table());
+  const double bend = roofline::bend(ais, flops, roof_flops, 0.5);
   report.field(std::string(key) + "_bend", "the curve reaches half the compute roof at",
-               bend < 0 ? Value("not in this range") : Value(bend, 2), bend < 0 ? "" : "FLOP/byte");
-  return ok;
+               bend < 0 ? Value::shown(Value(), "not in this range") : Value(bend, 2), bend < 0 ? "" : "FLOP/byte");
+  return ladder.all_ok;
 }
 
 bool instructions(cudalab::Report& report, std::size_t n) {
@@ -202,16 +217,17 @@ bool rmsnorm(cudalab::Report& report, const Options& o, cudalab::Benchmarker& be
   const double bytes = roofline::rmsnorm_bytes(rows, cols);
   const double g = cudalab::gbps(bytes, timing.median_ms);
   report.heading(fmt::format("The notes' RMSNorm: BF16, {} x {}, one block per row, fused", rows, cols));
-  report.field("rmsnorm_bytes", "bytes (x in, y out, w once)", cudalab::human_bytes(bytes));
+  report.field("rmsnorm_bytes", "bytes (x in, y out, w once)", cudalab::bytes_cell(bytes));
   report.field("rmsnorm_bound_peak_us", "bound at the theoretical bandwidth", Value(bytes / (peak_gbps * 1e9) * 1e6, 1), "us");
   report.field("rmsnorm_bound_copy_us", "bound at the measured copy ceiling", Value(bytes / (copy_gbps * 1e9) * 1e6, 1), "us");
-  report.field("rmsnorm_us", "measured (median)", Value(timing.median_ms * 1e3, 1), "us");
-  report.field("rmsnorm_gbps", "throughput", Value(g, 0), "GB/s");
-  report.field("rmsnorm_over_copy", "throughput / copy ceiling", Value(g / copy_gbps, 3));
-  report.field("rmsnorm_check", "against the CPU (double, rounded to BF16)",
-               ok ? fmt::format("all {} within 1 BF16 ulp ({} off by one)", n, off_by_one) : "WRONG");
+  // a wrong result shows no speed
+  report.field("rmsnorm_us", "measured (median)", ok ? Value(timing.median_ms * 1e3, 1) : Value(), "us");
+  report.field("rmsnorm_gbps", "throughput", ok ? Value(g, 0) : Value(), "GB/s");
+  report.field("rmsnorm_over_copy", "throughput / copy ceiling", ok ? Value(g / copy_gbps, 3) : Value());
+  report.field("rmsnorm_correct", "against the CPU (double, rounded to BF16)",
+               Value::shown(ok, ok ? fmt::format("all {} within 1 BF16 ulp ({} off by one)", n, off_by_one) : "WRONG"));
   report.field("rmsnorm_unfused_bytes", "unfused (row scales first, then a second pass over x)",
-               cudalab::human_bytes(roofline::rmsnorm_unfused_bytes(rows, cols)),
+               cudalab::bytes_cell(roofline::rmsnorm_unfused_bytes(rows, cols)),
                fmt::format("({:.2f}x the fused traffic)", roofline::rmsnorm_unfused_bytes(rows, cols) / bytes));
   return ok;
 }
@@ -244,7 +260,7 @@ int run(int argc, char** argv) {
   roofs.fp64 = fp64.flops;
   const double lanes = facts.sm_count * 128.0 * 2.0;  // FP32 FLOP per clock: 128 FMA lanes per SM
   report.heading("The roofs, measured in this run");
-  report.field("copy_gbps", "memory roof: copy ceiling", Value(ceiling.gbps, 0), "GB/s");
+  report.field("copy_ceiling_gbps", "memory roof: copy ceiling", Value(ceiling.gbps, 0), "GB/s");
   report.field("peak_fp32_gflops", "FP32 roof: 8 FMA chains per thread", Value(roofs.fp32 / 1e9, 0), "GFLOP/s");
   report.field("theoretical_fp32_gflops", "FP32, theoretical (SMs x 128 x 2 x max clock)",
                Value(lanes * facts.sm_clock_khz * 1e3 / 1e9, 0), "GFLOP/s");
@@ -256,12 +272,15 @@ int run(int argc, char** argv) {
   report.field("ridge_fp32", "ridge point FP32", Value(roofline::ridge(roofs.fp32, roofs.bandwidth), 1), "FLOP/byte");
   report.field("ridge_fp64", "ridge point FP64", Value(roofline::ridge(roofs.fp64, roofs.bandwidth), 1), "FLOP/byte");
   bool ok = true;
+  // a dial row above the theoretical FP32 rate or bandwidth is suspect (FP64 is compared with its
+  // bandwidth only: the device reports no FP64 rate)
+  const double peak_gbps = facts.theoretical_bandwidth_gbps();
   if (o.precision != "fp64") {
-    ok = dial<float>(report, o, bench, roofs.fp32, roofs.bandwidth, "dial_fp32",
-                     "The dial, FP32: load x, k FMAs, store (2k FLOP per 8 bytes)");
+    ok = dial<float>(report, o, bench, {peak_gbps, ceiling.gbps, lanes * facts.sm_clock_khz * 1e3 / 1e9}, roofs.fp32,
+                     roofs.bandwidth, "dial_fp32", "The dial, FP32: load x, k FMAs, store (2k FLOP per 8 bytes)");
   }
   if (o.precision != "fp32") {
-    ok = dial<double>(report, o, bench, roofs.fp64, roofs.bandwidth, "dial_fp64",
+    ok = dial<double>(report, o, bench, {peak_gbps, ceiling.gbps, 0}, roofs.fp64, roofs.bandwidth, "dial_fp64",
                       "The dial, FP64: load x, k FMAs, store (2k FLOP per 16 bytes)") && ok;
   }
   ok = instructions(report, std::min<std::size_t>(static_cast<std::size_t>(o.n), std::size_t{1} << 22)) && ok;

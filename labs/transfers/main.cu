@@ -120,7 +120,7 @@ int copy_section(cudalab::Report& report, const Options& o, const cudalab::PcieL
   report.field("fixed_cost_us", "a " + cudalab::human_bytes(static_cast<double>(sizes.front())) + " pinned H2D copy",
                Value(first_pinned_us, 1), "us (almost all fixed cost)");
   report.field("half_rate_bytes", "size at which a copy reaches half its rate",
-               cudalab::human_bytes(transfers::half_rate_bytes(first_pinned_us, last_pinned_h2d)),
+               cudalab::bytes_cell(transfers::half_rate_bytes(first_pinned_us, last_pinned_h2d)),
                "(fixed cost x rate)");
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, true});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
@@ -175,7 +175,7 @@ int overlap_section(cudalab::Report& report, const Options& o, transfers::Pipeli
     }
     const double total = cudalab::summarize(totals).median_ms;
     t.add_row({s, chunks, Value(total, 3), Value(total / bound, 3), Value(alone.serial_ms / total, 2),
-               ok ? "yes" : "NO"});
+               cudalab::correct_cell(ok)});
     for (const auto& e : last.timeline) {
       timeline.add_row({s, e.stream, e.chunk, e.op, Value(e.start_ms, 4), Value(e.end_ms, 4)});
     }
@@ -202,14 +202,14 @@ int unified_section(cudalab::Report& report, const Options& o, std::size_t n) {
   report.heading(fmt::format("Unified memory vs explicit copies: c = a + b, N = {} floats ({} per array)", n,
                              cudalab::human_bytes(static_cast<double>(n) * sizeof(float))));
   const transfers::UnifiedReport u = transfers::run_unified(n, std::clamp(o.common.repeat, 1, 3));
-  const auto ms = [](double v) { return v < 0 ? Value("-") : Value(v, 3); };
+  const auto ms = [](double v) { return v < 0 ? Value() : Value(v, 3); };
   cudalab::Table t({{"case", "case"}, {"to_gpu_ms", "inputs to GPU ms"}, {"kernel_ms", "kernel ms"},
                     {"to_host_ms", "c to host ms"}, {"total_ms", "total ms"}, {"gbps", "GB/s over the trip"},
                     {"correct", "ok"}});
   bool ok = true;
   for (const auto& c : u.cases) {
     t.add_row({c.name, ms(c.to_gpu_ms), ms(c.kernel_ms), ms(c.to_host_ms), ms(c.total_ms),
-               Value(cudalab::gbps(12.0 * static_cast<double>(n), c.total_ms), 1), c.correct ? "yes" : "NO"});
+               Value(cudalab::gbps(12.0 * static_cast<double>(n), c.total_ms), 1), cudalab::correct_cell(c.correct)});
     if (!c.correct) std::fprintf(stderr, "transfers: unified memory, %s: c is wrong\n", c.name.c_str());
     ok = ok && c.correct;
   }
@@ -264,7 +264,7 @@ int crossover_section(cudalab::Report& report, const Options& o, transfers::Pipe
     pinned_ms.push_back(cudalab::summarize(tp).median_ms);
     t.add_row({ns.back(), Value(cpu_ms.back(), 4), Value(pageable_ms.back(), 4), Value(pinned_ms.back(), 4),
                Value(cpu_ms.back() / pageable_ms.back(), 2), Value(cpu_ms.back() / pinned_ms.back(), 2),
-               ok ? "yes" : "NO"});
+               cudalab::correct_cell(ok)});
   }
   report.heading("When the GPU pays, end to end: c = a + b from host memory back to host memory vs the CPU loop");
   report.table("crossover", t);

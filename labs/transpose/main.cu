@@ -99,7 +99,8 @@ int banks(cudalab::Report& report, const Options& o) {
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("transpose", "out = in^T: a naive kernel, shared tiles, padding and swizzling; shared-memory banks.");
-  cli.variant_option(o.variant, transpose::variant_names());
+  cli.variant_option(o.variant, transpose::variant_names(),
+                     cudalab::names_of(transpose::all_variants(), transpose::variant_summary));
   cli.positional("ROWS", o.rows, "rows of the input matrix", 1, 1 << 20);
   cli.positional("COLS", o.cols, "columns of the input matrix (default: ROWS)", 1, 1 << 20);
   cli.option("--accesses", o.accesses, "dependent loads per lane in the bank benchmark", 16, 1 << 20);

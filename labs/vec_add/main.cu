@@ -221,7 +221,8 @@ int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("vec_add", "c = a + b on the GPU: every variant checked against the CPU and timed.");
   cli.positional("N", o.n, "number of elements (e.g. 1000000, 64M, 2^28)", 1, std::int64_t{1} << 34);
-  cli.variant_option(o.variant, vec_add::variant_names());
+  cli.variant_option(o.variant, vec_add::variant_names(),
+                     cudalab::names_of(vec_add::all_variants(), vec_add::variant_summary));
   cli.option("--block", o.block, "threads per block (a multiple of 32)", 32, 1024);
   cli.option("--type", o.type, "element type", {"float", "int"});
   cli.flag("--sweep", o.sweep, "time every variant over N = 2^10 .. 2^28 instead of one N");

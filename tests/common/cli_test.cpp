@@ -194,18 +194,42 @@ TEST(Variants, VariantOptionAcceptsAllAndEveryName) {
   for (const char* choice : {"all", "apple", "pear"}) {
     cudalab::Cli cli("lab", "test");
     std::string v;
-    cli.variant_option(v, cudalab::names_of(kFruits, fruit_name));
+    cli.variant_option(v, cudalab::names_of(kFruits, fruit_name), {"red", "green"});
     EXPECT_EQ(parse(cli, {"--variant", choice}), std::nullopt);
     EXPECT_EQ(v, choice);
   }
   cudalab::Cli cli("lab", "test");
   std::string v;
-  cli.variant_option(v, cudalab::names_of(kFruits, fruit_name));
+  cli.variant_option(v, cudalab::names_of(kFruits, fruit_name), {"red", "green"});
   EXPECT_EQ(parse(cli, {}), std::nullopt);
   EXPECT_EQ(v, "all");
   testing::internal::CaptureStderr();
   EXPECT_EQ(parse(cli, {"--variant", "plum"}), 2);
   testing::internal::GetCapturedStderr();
+}
+
+TEST(Variants, ListVariantsPrintsTheTableAndExitsZeroAsTextOrJson) {
+  for (bool json : {false, true}) {
+    cudalab::Cli cli("lab", "test");
+    std::string v;
+    cudalab::CommonOptions common;
+    cli.variant_option(v, cudalab::names_of(kFruits, fruit_name), {"red and round", "green"});
+    cli.add_common(common);
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(parse(cli, json ? std::vector<std::string>{"--list-variants", "--json"} : std::vector<std::string>{"--list-variants"}), 0);
+    const std::string out = testing::internal::GetCapturedStdout();
+    if (json) {
+      EXPECT_NE(out.find("\"variant_table\""), std::string::npos) << out;
+      EXPECT_NE(out.find("\"what\": \"red and round\""), std::string::npos) << out;
+      EXPECT_NE(out.find("\"schema_version\": 1"), std::string::npos) << out;
+    } else {
+      EXPECT_NE(out.find("apple"), std::string::npos) << out;
+      EXPECT_NE(out.find("red and round"), std::string::npos) << out;
+    }
+  }
+  cudalab::Cli cli("lab", "test");
+  std::string v;
+  EXPECT_THROW(cli.variant_option(v, {"a", "b"}, {"only one"}), std::logic_error);
 }
 
 }  // namespace

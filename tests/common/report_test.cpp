@@ -48,6 +48,42 @@ TEST(Value, TextFormatting) {
   EXPECT_FALSE(Value("1").is_number());
 }
 
+TEST(Value, NullShownAndTheVerdictAndByteCells) {
+  EXPECT_TRUE(Value().is_null());
+  EXPECT_EQ(Value().text(), "-");
+  EXPECT_FALSE(Value().is_number());
+  const Value wrong = cudalab::correct_cell(false);
+  EXPECT_EQ(wrong.text(), "NO");
+  EXPECT_FALSE(std::get<bool>(wrong.raw()));
+  EXPECT_EQ(cudalab::correct_cell(true).text(), "yes");
+  const Value mib = cudalab::bytes_cell(1.5 * 1024 * 1024);
+  EXPECT_EQ(mib.text(), "1.5 MiB");
+  EXPECT_DOUBLE_EQ(std::get<double>(mib.raw()), 1.5 * 1024 * 1024);
+  EXPECT_EQ(Value::shown(Value(3), "three").text(), "three");
+}
+
+TEST(Report, JsonKeepsNumbersBooleansAndNullsAndLeavesOutTextOnlyColumns) {
+  const std::string out = render(true, [](Report& r) {
+    Table t({{"variant", "variant"}, {"median_ms", "median ms"}, {"ok", "ok", true, false}, {"correct", "correct", false, true}});
+    t.add_row({"naive", Value(), "NO", cudalab::correct_cell(false)});
+    r.table("variants", t);
+    r.field("moved_bytes", "moved", cudalab::bytes_cell(2048));
+  });
+  const auto doc = nlohmann::json::parse(out);
+  EXPECT_EQ(doc["schema_version"], cudalab::kReportSchemaVersion);
+  EXPECT_TRUE(doc["variants"][0]["median_ms"].is_null());
+  EXPECT_TRUE(doc["variants"][0]["correct"].is_boolean());
+  EXPECT_FALSE(doc["variants"][0].contains("ok"));
+  EXPECT_EQ(doc["moved_bytes"], 2048.0);
+  const std::string text = render(false, [](Report& r) {
+    Table t({{"variant", "variant"}, {"ok", "ok", true, false}, {"correct", "correct", false, true}});
+    t.add_row({"naive", "NO", cudalab::correct_cell(false)});
+    r.table("variants", t);
+  });
+  EXPECT_NE(text.find("NO"), std::string::npos) << text;
+  EXPECT_EQ(text.find("correct"), std::string::npos) << text;
+}
+
 TEST(Table, RejectsRowsOfTheWrongWidth) {
   Table t({{"a", "a"}, {"b", "b"}});
   EXPECT_THROW(t.add_row({1}), std::invalid_argument);
