@@ -20,11 +20,7 @@ import script_cli  # noqa: E402
 RUNS = lab_manifest.bench_runs()  # from labs/manifest.json
 
 
-def takes_repeat(exe):
-    """Whether a lab has the timing options (--repeat): hello and latency time nothing repeatedly
-    and refuse them, as every lab refuses an option it does not have."""
-    run = subprocess.run([exe, "--help"], capture_output=True, text=True)
-    return run.returncode == 0 and "--repeat" in run.stdout
+TIMED = {lab["name"]: lab_manifest.timed(lab) for lab in lab_manifest.load()}  # takes --repeat
 
 
 def main():
@@ -44,13 +40,10 @@ def main():
         return 0
     results = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "runs": {}}
     status = 0
-    repeats = {}
     for name, cmd in RUNS:
         exe = os.path.join(labs, cmd[0])
         argv = [exe] + cmd[1:]
-        if cmd[0] not in repeats:
-            repeats[cmd[0]] = takes_repeat(exe)
-        if repeats[cmd[0]]:
+        if TIMED[cmd[0]]:
             argv += ["--repeat", str(args.repeat)]
         print(f"bench: {' '.join(cmd)}", flush=True)
         run = subprocess.run(argv, capture_output=True, text=True)

@@ -31,7 +31,35 @@ def load(path=PATH):
         prof = lab.get("profile")
         if prof is not None and (not prof.get("metrics") or not isinstance(prof.get("args"), list)):
             raise ValueError(f"{path}: {name}: profile needs args and metrics")
+        if not isinstance(lab.get("timed", True), bool):
+            raise ValueError(f"{path}: {name}: timed is true or false")
+        board = lab.get("leaderboard")
+        if board is not None:
+            args, tasks = board.get("args"), board.get("tasks")
+            if not isinstance(args, list) or not all(isinstance(a, str) or _is_draw(a) for a in args):
+                raise ValueError(f"{path}: {name}: leaderboard args are strings or {{around, spread}} sizes")
+            if not isinstance(tasks, dict) or not tasks or not all(
+                    isinstance(v, list) and v and all(isinstance(x, str) for x in v) for v in tasks.values()):
+                raise ValueError(f"{path}: {name}: leaderboard tasks map each task to its variants")
     return labs
+
+
+def _is_draw(a):
+    return (isinstance(a, dict) and set(a) == {"around", "spread"} and all(isinstance(a[k], int) for k in a)
+            and 0 <= a["spread"] < a["around"])
+
+
+def timed(lab):
+    """Whether a lab takes the timing options (--repeat, --warmup): hello, device_query and latency
+    time nothing repeatedly and refuse them, as every lab refuses an option it does not have."""
+    return lab.get("timed", True)
+
+
+def leaderboard_runs(labs=None):
+    """{lab: (args, {task: [variants]})} of the labs the leaderboard measures; each args entry a
+    string or {"around": c, "spread": s} (a size the grader draws per run in [c - s, c + s])."""
+    return {lab["name"]: (lab["leaderboard"]["args"], lab["leaderboard"]["tasks"]) for lab in (labs or load())
+            if lab.get("leaderboard")}
 
 
 def bench_runs(labs=None):

@@ -80,6 +80,10 @@ int run(int argc, char** argv) {
     if (divergence::is_data_dependent(v)) c.divergent_warps = divergence::divergent_warps_in_data(c.data);
     cudalab::Rung r;
     r.name = divergence::variant_name(v);
+    // the useful work: each thread runs one path of `iters` FMAs and writes 4 bytes (and reads
+    // its 4 bytes of branch data in the data-dependent variants)
+    r.flops = 2.0 * o.iters * static_cast<double>(n);
+    r.bytes = (divergence::is_data_dependent(v) ? 8.0 : 4.0) * static_cast<double>(n);
     r.poison = [&out] { out.fill_bytes(0xFF); };
     r.launch = [&, v, k] { divergence::launch(v, cases[k].d_data.data(), out.data(), grid, kBlock, o.iters); };
     r.check = [&, v, k] {

@@ -67,6 +67,7 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
   cudalab::Rung r;
   r.name = reduction::variant_name(v);
   r.bytes = static_cast<double>(x.size()) * sizeof(T);
+  r.flops = std::is_floating_point_v<T> ? static_cast<double>(x.size()) : 0.0;  // one add per element
   r.time_first_launch = traits.cold_launch_timed;
   r.poison = [&ws] { CUDA_CHECK(cudaMemset(ws.result(), 0xFF, sizeof(T))); };
   r.launch = [v, &x, block, &ws, seen] { seen->passes = reduction::reduce(v, x.data(), x.size(), block, ws); };
@@ -110,6 +111,7 @@ cudalab::Rung cub_rung(reduction::CubSum<T>& cub, cudalab::DeviceBuffer<T>& out,
   r.name = "cub::DeviceReduce::Sum";
   r.baseline = true;
   r.bytes = static_cast<double>(n) * sizeof(T);
+  r.flops = std::is_floating_point_v<T> ? static_cast<double>(n) : 0.0;
   r.poison = [&out] { CUDA_CHECK(cudaMemset(out.data(), 0xFF, sizeof(T))); };
   r.launch = [&cub] { cub.run(); };
   r.check = [&out, &want] { return reduction::matches(want, read_result(out.data())); };

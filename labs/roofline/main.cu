@@ -218,6 +218,8 @@ bool rmsnorm(cudalab::Report& report, const Options& o, cudalab::Benchmarker& be
   const double g = cudalab::gbps(bytes, timing.median_ms);
   report.heading(fmt::format("The notes' RMSNorm: BF16, {} x {}, one block per row, fused", rows, cols));
   report.field("rmsnorm_bytes", "bytes (x in, y out, w once)", cudalab::bytes_cell(bytes));
+  // square, add, scale, weight: 4 FLOP per element
+  report.field("rmsnorm_flops", "FLOPs (4 per element)", Value(4.0 * static_cast<double>(rows) * static_cast<double>(cols), 0));
   report.field("rmsnorm_bound_peak_us", "bound at the theoretical bandwidth", Value(bytes / (peak_gbps * 1e9) * 1e6, 1), "us");
   report.field("rmsnorm_bound_copy_us", "bound at the measured copy ceiling", Value(bytes / (copy_gbps * 1e9) * 1e6, 1), "us");
   // a wrong result shows no speed

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -76,6 +77,7 @@ struct OnDevice {
     cudalab::Rung r;
     r.name = vec_add::variant_name(plan.variant);
     r.bytes = 3.0 * static_cast<double>(actual.size()) * sizeof(T);
+    r.flops = std::is_floating_point_v<T> ? static_cast<double>(actual.size()) : 0.0;  // one add per element
     r.poison = [this] { dc.fill_bytes(0xFF); };
     r.launch = [this, plan] { vec_add::launch(plan, da.data(), db.data(), dc.data()); };
     r.check = [this, name = r.name] {

@@ -11,9 +11,10 @@ The measurement is the grader's, not the submission's word:
   - the lab's driver re-checks every variant after timing (its output poisoned before the last
     timed launch), times each repetition with the host's clock up to a device-wide synchronise
     beside the events, and marks a result faster than physics "suspect" (common/bandwidth.hpp);
-  - here a row ranks only when its lab said "yes" (not "NO", not "suspect"), every test of its
-    task passed, and its bandwidth is under the theoretical peak and 1.10 x the run's copy
-    ceiling (the same rule, checked again from the numbers).
+  - here a row ranks only when its lab said correct: true and suspect: false (and it is not the
+    lab's baseline), every test of its task passed, and its bandwidth is under the theoretical
+    peak and 1.10 x the run's copy ceiling (the same rule, checked again from the numbers);
+  - which variants are each task's kernel, and the sizes to draw, come from labs/manifest.json.
 The runs count against the submission's own time limit.
 """
 import csv
@@ -21,38 +22,31 @@ import json
 import os
 import secrets
 
+import lab_manifest
+
 COPY_MARGIN = 1.10  # common/bandwidth.hpp kCopyCeilingMargin
 
 
-def _around(centre, spread):
-    """A size near `centre` drawn at random per run (never the same twice in practice)."""
-    return centre - spread + secrets.randbelow(2 * spread + 1)
-
-
-# lab: (arguments of its timed run, {task: variant names that are that task's kernel})
-RUNS = {
-    "vec_add": (lambda: [str(_around(1 << 26, 1 << 22)), "--json"], {"vec_add.naive": ["naive"], "vec_add.coarsened": ["coarsened2", "coarsened4", "coarsened8"],
-                                     "vec_add.grid_stride": ["grid_stride"], "vec_add.vectorized": ["vectorized"]}),
-    "rgba_split": (lambda: [str(_around(8192, 256)), str(_around(8192, 256)), "--json"], {"rgba_split.naive": ["naive"], "rgba_split.uchar4": ["uchar4"],
-                                                "rgba_split.x4": ["x4"]}),
-    "reduction": (lambda: [str(_around(1 << 26, 1 << 22)), "--json"], {"reduction.smem": ["smem_notes"], "reduction.interleaved": ["interleaved_divergent"],
-                                       "reduction.strided": ["interleaved_strided"], "reduction.sequential": ["sequential"],
-                                       "reduction.first_add": ["first_add_during_load"],
-                                       "reduction.unroll_last_warp": ["unroll_last_warp"],
-                                       "reduction.multi_element": ["multi_element"],
-                                       "reduction.warp_shuffle": ["warp_shuffle"],
-                                       "reduction.vector_sum": ["vectorized", "single_pass_atomic"],
-                                       "reduction.single_pass": ["single_pass"]}),
-}
+def draw_args(spec):
+    """A lab's arguments for one timed run, from labs/manifest.json: strings as they are, and each
+    {"around": c, "spread": s} a size drawn at random in [c - s, c + s] for this run (never the
+    same twice in practice), then --json."""
+    out = []
+    for a in spec:
+        out.append(a if isinstance(a, str) else str(a["around"] - a["spread"] + secrets.randbelow(2 * a["spread"] + 1)))
+    return out + ["--json"]
 
 
 def believable(row, data):
-    """Whether a variant row of a lab's report may rank: correct, not suspect, under physics."""
+    """Whether a variant row of a lab's report may rank: correct, not suspect, not a baseline,
+    under physics."""
+    if row.get("correct") is not True or row.get("suspect") is not False or row.get("baseline") is not False:
+        return False
     try:
-        gbps, copy, peak = float(row["gbps"]), float(data["copy_gbps"]), float(data.get("peak_gbps", 0))
+        gbps, copy, peak = float(row["gbps"]), float(data["copy_ceiling_gbps"]), float(data.get("peak_gbps", 0))
     except (KeyError, TypeError, ValueError):
         return False
-    if row.get("correct") != "yes" or copy <= 0 or gbps <= 0:
+    if copy <= 0 or gbps <= 0:
         return False
     return gbps <= COPY_MARGIN * copy and (peak <= 0 or gbps <= peak)
 
@@ -84,14 +78,15 @@ def measure(ws, labs, tasks, deadline=None, timeout=300):
     size drawn for this run, within the submission's `deadline` (time.time() seconds)."""
     import time
     found = {}
+    runs = lab_manifest.leaderboard_runs()
     for lab in labs:
-        if lab not in RUNS:
+        if lab not in runs:
             continue
         left = timeout if deadline is None else min(timeout, deadline - time.time())
         if left <= 1:
             break
-        make_args, by_task = RUNS[lab]
-        args = make_args()
+        spec, by_task = runs[lab]
+        args = draw_args(spec)
         data = run_lab(ws, lab, args, left)
         if not isinstance(data, dict):
             continue
@@ -103,7 +98,7 @@ def measure(ws, labs, tasks, deadline=None, timeout=300):
             good = [rows[v] for v in variants if v in rows and believable(rows[v], data)]
             if good:
                 best = max(good, key=lambda r: float(r["gbps"]))
-                copy = float(data["copy_gbps"])
+                copy = float(data["copy_ceiling_gbps"])
                 found[task] = {"variant": best["variant"], "gbps": round(float(best["gbps"]), 1),
                                "percent_of_copy": round(100.0 * float(best["gbps"]) / copy, 1),
                                "copy_gbps": round(copy, 1), "size": " ".join(args[:-1])}

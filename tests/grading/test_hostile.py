@@ -34,6 +34,7 @@ from labgrade import ctest, regions, submission, suite, symbols  # noqa: E402
 from labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
 from labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
 import hostile  # noqa: E402
+import lab_manifest  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 JOBS = str(os.cpu_count() or 2)
@@ -542,13 +543,32 @@ class Bounds(unittest.TestCase):
         self.assertEqual(leaderboard.measure(NeverRun(), ["vec_add"], tasks, deadline=time.time() - 1), {})
 
     def test_leaderboard_believes_only_what_physics_allows(self):
-        data = {"copy_gbps": 4000, "peak_gbps": 4800}
-        self.assertTrue(leaderboard.believable({"gbps": 4100, "correct": "yes"}, data))
-        self.assertFalse(leaderboard.believable({"gbps": 4500, "correct": "yes"}, data))   # 1.125 x copy
-        self.assertFalse(leaderboard.believable({"gbps": 4100, "correct": "suspect"}, data))
-        self.assertFalse(leaderboard.believable({"gbps": 1000, "correct": "NO"}, data))
-        self.assertFalse(leaderboard.believable({"gbps": "fast", "correct": "yes"}, data))
-        self.assertFalse(leaderboard.believable({"gbps": 5000, "correct": "yes"}, {"copy_gbps": 5000, "peak_gbps": 4800}))
+        data = {"copy_ceiling_gbps": 4000, "peak_gbps": 4800}
+
+        def row(gbps, correct=True, suspect=False, baseline=False):
+            return {"gbps": gbps, "correct": correct, "suspect": suspect, "baseline": baseline}
+        self.assertTrue(leaderboard.believable(row(4100), data))
+        self.assertFalse(leaderboard.believable(row(4500), data))                 # 1.125 x copy
+        self.assertFalse(leaderboard.believable(row(4100, suspect=True), data))
+        self.assertFalse(leaderboard.believable(row(1000, correct=False), data))
+        self.assertFalse(leaderboard.believable(row(1000, baseline=True), data))  # CUB is no submission's kernel
+        self.assertFalse(leaderboard.believable(row(1000, correct="yes"), data))  # a verdict is a boolean
+        self.assertFalse(leaderboard.believable({"gbps": 1000, "correct": True}, data))  # no suspect field: no rank
+        self.assertFalse(leaderboard.believable(row("fast"), data))
+        self.assertFalse(leaderboard.believable(row(None), data))                 # a wrong row's null speed
+        self.assertFalse(leaderboard.believable(row(5000), {"copy_ceiling_gbps": 5000, "peak_gbps": 4800}))
+        self.assertFalse(leaderboard.believable(row(1000), {"copy_gbps": 5000}))  # the old key: not a report of this schema
+
+    def test_leaderboard_sizes_are_drawn_per_run_from_the_manifest(self):
+        runs = lab_manifest.leaderboard_runs()
+        self.assertEqual(sorted(runs), ["reduction", "rgba_split", "vec_add"])
+        spec, tasks = runs["vec_add"]
+        drawn = {leaderboard.draw_args(spec)[0] for _ in range(20)}
+        self.assertGreater(len(drawn), 1)  # not the same size every run
+        for size in drawn:
+            self.assertLessEqual(abs(int(size) - (1 << 26)), 1 << 22)
+        self.assertEqual(leaderboard.draw_args(["7", {"around": 10, "spread": 0}]), ["7", "10", "--json"])
+        self.assertIn("vec_add.naive", tasks)
 
 
 def make_hostile_batch(tmp):
