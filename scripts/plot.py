@@ -38,8 +38,13 @@ def save(fig, out, name):
     plt.close(fig)
 
 
+def good(rows):
+    """The rows whose result was right (a wrong one has no speed to draw: its cells are null)."""
+    return [r for r in rows if r.get("correct") is True]
+
+
 def series(rows, variant, key="n"):
-    pts = sorted((r[key], r["gbps"]) for r in rows if r["variant"] == variant)
+    pts = sorted((r[key], r["gbps"]) for r in good(rows) if r["variant"] == variant)
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
@@ -70,20 +75,20 @@ def plot_bandwidth(b, gpu, out):
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
     bandwidth_panel(axes[0], va["sweep"], ("naive", "coarsened4", "vectorized"), "n", peak, va["copy_ceiling_gbps"],
                     "vec_add: c = a + b (12 bytes per element)", "N (elements)")
-    bandwidth_panel(axes[1], rg["sweep"], ("naive", "uchar4", "x4", "x16"), "pixels", peak, rg["copy_gbps"],
+    bandwidth_panel(axes[1], rg["sweep"], ("naive", "uchar4", "x4", "x16"), "pixels", peak, rg["copy_ceiling_gbps"],
                     "rgba_split (8 bytes per pixel)", "pixels")
     bandwidth_panel(axes[2], rd["sweep"], ("smem_notes", "multi_element", "single_pass", "cub::DeviceReduce::Sum"),
-                    "n", peak, va["copy_ceiling_gbps"], "reduction: float sum (4 bytes read per element)",
+                    "n", peak, rd["copy_ceiling_gbps"], "reduction: float sum (4 bytes read per element)",
                     "N (elements)")
     fig.suptitle(f"Bandwidth over problem size on {gpu} (median of timed launches, L2 flushed)")
     save(fig, out, "bandwidth_vs_n.png")
 
 
 def plot_reduction_ladder(b, gpu, out):
-    rows = b["runs"]["reduction_2p28"]["variants"]
+    rows = good(b["runs"]["reduction_2p28"]["variants"])
     names = [r["variant"] for r in rows]
     gbps = [r["gbps"] for r in rows]
-    colors = ["tab:gray" if n.startswith("cub") else "tab:blue" for n in names]
+    colors = ["tab:gray" if r["baseline"] else "tab:blue" for r in rows]
     fig, ax = plt.subplots(figsize=(12, 5.5))
     ax.bar(range(len(rows)), gbps, color=colors)
     ax.set_xticks(range(len(rows)))
@@ -98,10 +103,10 @@ def plot_reduction_ladder(b, gpu, out):
 
 def plot_divergence(b, gpu, out):
     d = b["runs"]["divergence"]
-    rows = d["variants"]
+    rows = good(d["variants"])
     fig, ax = plt.subplots(figsize=(9, 4.8))
     names = [r["variant"] for r in rows]
-    ratio = [r["vs_uniform"] for r in rows]
+    ratio = [r["time_over_uniform"] for r in rows]
     ax.bar(names, ratio, color=["tab:red" if r["divergent_warps"] > 1 else "tab:green" for r in rows])
     ax.axhline(2.0, color="black", linestyle="--", linewidth=1, label="model: two paths = 2x")
     for i, v in enumerate(ratio):
@@ -125,12 +130,13 @@ def plot_occupancy(b, gpu, out):
     ax.set_ylim(0, 105)
     ax.set_title("light_kernel: occupancy over block size")
     ax.grid(True, alpha=0.3)
-    rows = o["bandwidth_vs_occupancy"]
+    rows = good(o["bandwidth_vs_occupancy"])
     ax = axes[1]
-    occ = [r["occupancy_percent"] for r in rows]
-    ax.plot(occ, [r["gbps_scalar"] for r in rows], marker="o", label="1 float per iteration")
-    ax.plot(occ, [r["gbps_ilp"] for r in rows], marker="s", label="4 x float4 in flight per thread")
-    ax.axhline(o["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {o['copy_gbps']:.0f} GB/s")
+    for variant, marker, label in (("scalar", "o", "1 float per iteration"), ("ilp", "s", "4 x float4 in flight per thread")):
+        mine = [r for r in rows if r["variant"] == variant]
+        ax.plot([r["occupancy_percent"] for r in mine], [r["gbps"] for r in mine], marker=marker, label=label)
+    copy = o["copy_ceiling_gbps"]
+    ax.axhline(copy, color="gray", linestyle=":", label=f"copy ceiling {copy:.0f} GB/s")
     ax.set_xlabel("occupancy (%)")
     ax.set_ylabel("GB/s (read + write)")
     ax.set_ylim(bottom=0)
@@ -146,28 +152,24 @@ def plot_roofline(b, gpu, out):
     roofs, its FP32 dial the curve that bends at the ridge."""
     runs = b["runs"]
     rl = runs["roofline"]
-    peak_flops, peak_bw = rl["peak_fp32_gflops"], rl["copy_gbps"]
+    peak_flops, peak_bw = rl["peak_fp32_gflops"], rl["copy_ceiling_gbps"]
     points = []
-    va = max(runs["vec_add_2p28"]["variants"], key=lambda r: r["gbps"])
-    points.append((f"vec_add ({va['variant']})", 1 / 12, va["gbps"] / 12))
-    rd = max((r for r in runs["reduction_2p28"]["variants"] if not r["variant"].startswith("cub")), key=lambda r: r["gbps"])
-    points.append((f"reduction ({rd['variant']})", 1 / 4, rd["gbps"] / 4))
-    ob = max(runs["occupancy"]["bandwidth_vs_occupancy"], key=lambda r: r["gbps_ilp"])
-    points.append(("out = 2 * in (occupancy lab)", 1 / 8, ob["gbps_ilp"] / 8))
-    dv = runs["divergence"]
-    uni = [r for r in dv["variants"] if r["variant"] == "uniform"][0]
-    threads = dv["total_warps"] * 32
-    flops = 2.0 * dv["iters"] * threads
-    points.append(("divergence (uniform)", flops / (4.0 * threads), flops / (uni["median_ms"] * 1e-3) / 1e9))
-    # RMSNorm: 4 FLOP per element (square, add, scale, weight) over the bytes it moved
-    rms_flop = 4.0 * 4096 * 8192
-    rms_bytes = rl["rmsnorm_gbps"] * 1e9 * rl["rmsnorm_us"] * 1e-6
+
+    def point(label, row):  # a measured row: its intensity is its own FLOPs over its own bytes
+        points.append((f"{label} ({row['variant']})", row["flops"] / row["bytes"], row["gflops"]))
+    fastest = lambda rows: max((r for r in good(rows) if r["flops"] > 0 and not r["baseline"]), key=lambda r: r["gbps"])  # noqa: E731
+    point("vec_add", fastest(runs["vec_add_2p28"]["variants"]))
+    point("reduction", fastest(runs["reduction_2p28"]["variants"]))
+    ob = max(good(runs["occupancy"]["bandwidth_vs_occupancy"]), key=lambda r: r["gbps"])
+    points.append(("out = 2 * in (occupancy lab)", 1 / 8, ob["gbps"] / 8))  # one multiply per 8 bytes
+    point("divergence", [r for r in good(runs["divergence"]["variants"]) if r["variant"] == "uniform"][0])
+    rms_flop, rms_bytes = rl["rmsnorm_flops"], rl["rmsnorm_bytes"]
     points.append(("RMSNorm, BF16 (roofline lab)", rms_flop / rms_bytes, rms_flop / (rl["rmsnorm_us"] * 1e-6) / 1e9))
     fig, ax = plt.subplots(figsize=(9, 6))
     xs = [2 ** (k / 4) for k in range(-20, 60)]
     ax.plot(xs, [min(peak_flops, peak_bw * x) for x in xs], color="black",
             label=f"roof (measured): {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32, ridge {rl['ridge_fp32']:.1f}")
-    dial = rl["dial_fp32"]
+    dial = good(rl["dial_fp32"])
     ax.plot([r["ai"] for r in dial], [r["gflops"] for r in dial], marker=".", color="tab:gray", linestyle="--",
             label="the FP32 dial (k FMAs per element)")
     for (name, ai, perf), marker in zip(points, "osD^v"):
@@ -248,10 +250,10 @@ def plot_latency(b, gpu, out):
 def plot_transpose(b, gpu, out):
     tr = b["runs"]["transpose_8192"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
-    rows = tr["variants"]
+    rows = good(tr["variants"])
     left.bar([r["variant"] for r in rows], [r["gbps"] for r in rows], color="tab:blue")
-    left.axhline(tr["copy_gbps"], color="gray", linestyle=":", linewidth=1.5,
-                 label=f"measured copy ceiling {tr['copy_gbps']:.0f} GB/s")
+    left.axhline(tr["copy_ceiling_gbps"], color="gray", linestyle=":", linewidth=1.5,
+                 label=f"measured copy ceiling {tr['copy_ceiling_gbps']:.0f} GB/s")
     for i, r in enumerate(rows):
         left.text(i, r["gbps"], f"{r['gbps']:.0f}", ha="center", va="bottom", fontsize=8)
     left.set_ylabel("GB/s (8 bytes per element)")
@@ -271,23 +273,24 @@ def plot_transpose(b, gpu, out):
 def plot_coalescing(b, gpu, out):
     co = b["runs"]["coalescing"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
-    st = co["stride"]
-    left.plot([r["stride"] for r in st], [r["useful_gbps"] for r in st], marker="o", label="useful GB/s")
+    copy = co["copy_ceiling_gbps"]
+    st = good(co["stride"])
+    left.plot([r["stride"] for r in st], [r["gbps"] for r in st], marker="o", label="useful GB/s")
     left.plot([r["stride"] for r in st], [r["moved_gbps"] for r in st], marker="s", linestyle="--",
               label="moved GB/s (whole sectors)")
-    left.axhline(co["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {co['copy_gbps']:.0f} GB/s")
+    left.axhline(copy, color="gray", linestyle=":", label=f"copy ceiling {copy:.0f} GB/s")
     left.set_xscale("log", base=2)
     left.set_xlabel("stride (floats)")
     left.set_ylabel("GB/s")
     left.set_ylim(bottom=0)
     left.set_title("out[i] = in[i * stride]")
     left.legend(fontsize=8)
-    of = co["offset"]
+    of = good(co["offset"])
     right.plot([r["offset"] for r in of], [r["gbps"] for r in of], marker="o", label="GB/s")
-    right.axhline(co["copy_gbps"], color="gray", linestyle=":", label=f"copy ceiling {co['copy_gbps']:.0f} GB/s")
+    right.axhline(copy, color="gray", linestyle=":", label=f"copy ceiling {copy:.0f} GB/s")
     right.set_xlabel("offset (floats)")
     right.set_ylabel("GB/s")
-    right.set_ylim(0, 1.1 * co["copy_gbps"])
+    right.set_ylim(0, 1.1 * copy)
     right.legend(fontsize=8, loc="lower right")
     right.set_title("out[i] = in[i + offset]")
     fig.suptitle(f"Coalescing on {gpu}")

@@ -10,9 +10,10 @@ With --run the lab's own exit status is passed on when it is not 0 (77: no GPU, 
 wrong result), and a report that does not validate exits 1 with one line per problem. Exit
 codes: 0 valid, 1 invalid (or the lab failed), 2 usage or unreadable input, 77 skipped.
 
-The validator is the jsonschema package where it is installed (scripts/install-deps.sh installs
-it); without it, the small validator below, which knows exactly the keywords the schema uses and
-refuses a schema with any other, so it can never pass what it does not understand.
+The validator is the jsonschema package where it is installed (Debian: python3-jsonschema);
+without it, the small validator below, which knows exactly the keywords the schema uses and
+refuses a schema with any other, so it never passes what it does not understand. A CPU test
+(scripts.report_schema) checks that both refuse the same broken reports.
 """
 import json
 import os

@@ -73,7 +73,7 @@ def run_lab(ws, lab, args, timeout):
 
 
 def measure(ws, labs, tasks, deadline=None, timeout=300):
-    """{task: {"gbps", "percent_of_copy", "copy_gbps", "variant", "size"}} for the correct tasks of
+    """{task: {"gbps", "percent_of_copy", "copy_ceiling_gbps", "variant", "size"}} for the correct tasks of
     the labs built in workspace `ws` (a grader.Workspace), each lab's executable run once on a
     size drawn for this run, within the submission's `deadline` (time.time() seconds)."""
     import time
@@ -101,7 +101,7 @@ def measure(ws, labs, tasks, deadline=None, timeout=300):
                 copy = float(data["copy_ceiling_gbps"])
                 found[task] = {"variant": best["variant"], "gbps": round(float(best["gbps"]), 1),
                                "percent_of_copy": round(100.0 * float(best["gbps"]) / copy, 1),
-                               "copy_gbps": round(copy, 1), "size": " ".join(args[:-1])}
+                               "copy_ceiling_gbps": round(copy, 1), "size": " ".join(args[:-1])}
     return found
 
 
@@ -122,7 +122,7 @@ def write(graded, out):
     for r in rows:
         rank = 1 if r["task"] != last else rank + 1
         r["rank"], last = rank, r["task"]
-    fields = ["task", "rank", "submission", "variant", "gbps", "percent_of_copy", "copy_gbps"]
+    fields = ["task", "rank", "submission", "variant", "gbps", "percent_of_copy", "copy_ceiling_gbps"]
     with open(os.path.join(out, "leaderboard.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fields)
         w.writeheader()

@@ -183,13 +183,13 @@ class Leaderboard(unittest.TestCase):
         def run(self, cmd, timeout, build_writable=True, extra_env=None, pass_fds=()):
             # the lab writes its report to the grader's pipe (CUDALAB_REPORT_FD), not to stdout
             self.ran.append(cmd)
-            rows = [{"variant": v, "gbps": g, "percent_of_copy": g / 40.0, "correct": "yes" if g > 0 else "no"}
-                    for v, g in self.gbps.items()]
+            rows = [{"variant": v, "gbps": g if g > 0 else None, "percent_of_copy": g / 40.0, "correct": g > 0,
+                     "suspect": False, "baseline": False} for v, g in self.gbps.items()]
             fd = int(extra_env["CUDALAB_REPORT_FD"])
             assert fd in pass_fds
-            os.write(fd, json.dumps({"copy_gbps": 4000.0, "variants": rows}).encode())
-            return type("Run", (), {"stdout": json.dumps({"copy_gbps": 1.0, "variants": [{"variant": "naive", "gbps": 1e9,
-                                                                                        "correct": "yes"}]})})()
+            os.write(fd, json.dumps({"copy_ceiling_gbps": 4000.0, "variants": rows}).encode())
+            return type("Run", (), {"stdout": json.dumps({"copy_ceiling_gbps": 1.0, "variants": [
+                {"variant": "naive", "gbps": 1e9, "correct": True, "suspect": False, "baseline": False}]})})()
 
     def test_measure_keeps_correct_tasks_and_the_best_variant(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -207,7 +207,7 @@ class Leaderboard(unittest.TestCase):
         self.assertEqual(got["vec_add.naive"]["size"], ws.ran[0][1])
         self.assertEqual(sorted(got), ["vec_add.coarsened", "vec_add.naive"])  # wrong or failing tasks do not rank
         self.assertEqual((got["vec_add.coarsened"]["variant"], got["vec_add.coarsened"]["gbps"]), ("coarsened4", 3900.0))
-        self.assertEqual(got["vec_add.naive"]["copy_gbps"], 4000.0)
+        self.assertEqual(got["vec_add.naive"]["copy_ceiling_gbps"], 4000.0)
 
     def test_write_ranks_per_task(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -219,7 +219,7 @@ class Leaderboard(unittest.TestCase):
                 folder = os.path.join(tmp, name)
                 os.makedirs(folder)
                 board = {} if pct is None else {"vec_add.naive": {"variant": "naive", "gbps": pct * 40,
-                                                                  "percent_of_copy": pct, "copy_gbps": 4000.0}}
+                                                                  "percent_of_copy": pct, "copy_ceiling_gbps": 4000.0}}
                 with open(os.path.join(folder, "results.json"), "w") as f:
                     json.dump({"extra_data": {"leaderboard": board}}, f)
                 graded[name] = folder
@@ -230,7 +230,7 @@ class Leaderboard(unittest.TestCase):
             self.assertIn("| 1 | bo | naive | 3800.0 | 95.0 |", md)
             self.assertNotIn("cy", md)
             with open(os.path.join(tmp, "leaderboard.csv")) as f:
-                self.assertEqual(f.readline().strip(), "task,rank,submission,variant,gbps,percent_of_copy,copy_gbps")
+                self.assertEqual(f.readline().strip(), "task,rank,submission,variant,gbps,percent_of_copy,copy_ceiling_gbps")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
