@@ -1,8 +1,9 @@
 #pragma once
-// RAII owners of device memory and pinned host memory. Move-only; freed in the destructor,
-// so no error path can leak a buffer.
+// RAII owners of device memory, pinned and managed memory, streams and events. Move-only;
+// freed in the destructor, so no error path can leak one.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <utility>
@@ -115,6 +116,63 @@ class PinnedBuffer {
  private:
   T* data_ = nullptr;
   std::size_t count_ = 0;
+};
+
+// Unified (managed) memory: one pointer valid on the host and the device; pages migrate on use.
+template <typename T>
+class ManagedBuffer {
+ public:
+  explicit ManagedBuffer(std::size_t count) : count_(count) {
+    CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&data_), std::max<std::size_t>(count, 1) * sizeof(T)));
+  }
+  ~ManagedBuffer() {
+    if (data_ != nullptr) (void)cudaFree(data_);
+  }
+  ManagedBuffer(ManagedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  ManagedBuffer(const ManagedBuffer&) = delete;
+  ManagedBuffer& operator=(const ManagedBuffer&) = delete;
+  ManagedBuffer& operator=(ManagedBuffer&&) = delete;
+  T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A stream that does not synchronise with the legacy default stream (cudaStreamNonBlocking).
+class Stream {
+ public:
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (s_ != nullptr) (void)cudaStreamDestroy(s_);
+  }
+  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  Stream& operator=(Stream&&) = delete;
+  cudaStream_t get() const noexcept { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() {
+    if (e_ != nullptr) (void)cudaEventDestroy(e_);
+  }
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  Event& operator=(Event&&) = delete;
+  cudaEvent_t get() const noexcept { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
 };
 
 }  // namespace cudalab

@@ -35,55 +35,9 @@ __global__ void init_kernel(float* __restrict__ a, float* __restrict__ b, std::s
 // Enough blocks for one thread per element (N <= 2^34: at most 2^26 blocks, far below the limit).
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-// RAII for the streams and events of one measurement.
-class Stream {
- public:
-  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (s_ != nullptr) (void)cudaStreamDestroy(s_);
-  }
-  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  Stream& operator=(Stream&&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class Event {
- public:
-  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() {
-    if (e_ != nullptr) (void)cudaEventDestroy(e_);
-  }
-  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  Event& operator=(Event&&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-template <typename T>
-class ManagedBuffer {
- public:
-  explicit ManagedBuffer(std::size_t n) : n_(n) {
-    CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&p_), std::max<std::size_t>(n, 1) * sizeof(T)));
-  }
-  ~ManagedBuffer() { (void)cudaFree(p_); }
-  ManagedBuffer(const ManagedBuffer&) = delete;
-  ManagedBuffer& operator=(const ManagedBuffer&) = delete;
-  T* data() const { return p_; }
-  std::size_t bytes() const { return n_ * sizeof(T); }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_;
-};
+using cudalab::Event;
+using cudalab::ManagedBuffer;
+using cudalab::Stream;
 
 double ms_between(const Event& from, const Event& to) {
   float ms = 0;

@@ -101,8 +101,8 @@ TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
   cudalab::Benchmarker bench({1, 5, false});
   cudalab::DeviceBuffer<unsigned char> buf(1 << 20), hidden(std::size_t{4} << 30);
   std::vector<std::string> log;
-  cudaStream_t own = nullptr;
-  CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+  const cudalab::Stream stream;
+  const cudaStream_t own = stream.get();
   auto sneaky = memset_rung("sneaky", buf, 0x11, log);
   sneaky.launch = [&] {
     CUDA_CHECK(cudaMemsetAsync(hidden.data(), 1, hidden.size(), own));  // the real work, untimed
@@ -110,7 +110,6 @@ TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
   };
   auto honest = memset_rung("honest", buf, 0x11, log);
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {sneaky, honest});
-  CUDA_CHECK(cudaStreamDestroy(own));
   const auto& timing = ladder.rungs[0].result.timing;
   EXPECT_TRUE(ladder.rungs[0].result.correct);
   EXPECT_TRUE(timing.work_outside_the_timed_stream()) << timing.host_min_ms << " ms vs " << timing.max_ms;
