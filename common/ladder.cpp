@@ -267,7 +267,7 @@ void report_ladder(Report& report, const LadderResult& measured, const Yardstick
   report.field("best_variant", "best variant", best.name);
   if (best.bytes > 0) report.field("best_gbps", "best bandwidth", Value(best.gbps(), 0), "GB/s");
   if (best.bytes > 0 && y.copy_gbps > 0) report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / y.copy_gbps, 3));
-  if (const RungResult* base = ladder.baseline()) {
+  if (const RungResult* base = ladder.baseline(); base != nullptr && base->result.correct) {
     report.field("best_over_baseline", fmt::format("best / {}", base->result.name),
                  Value(ratio(base->result.timing.median_ms, best.timing.median_ms), 3), "x");
   }

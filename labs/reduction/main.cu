@@ -103,10 +103,12 @@ cudalab::Rung rung(Variant v, const cudalab::DeviceBuffer<T>& x, int block, redu
   return r;
 }
 
-// cub::DeviceReduce::Sum on the same input: the baseline, checked and timed as a rung.
+// cub::DeviceReduce::Sum on the same input: the baseline, checked and timed as a rung (with the
+// same two inputs as the variants, when they alternate).
 template <typename T>
 cudalab::Rung cub_rung(reduction::CubSum<T>& cub, cudalab::DeviceBuffer<T>& out, std::size_t n,
-                       const reduction::Expected<T>& want) {
+                       const reduction::Expected<T>& want_first, const reduction::Expected<T>* want_second = nullptr,
+                       cudalab::InputSets* sets = nullptr) {
   cudalab::Rung r;
   r.name = "cub::DeviceReduce::Sum";
   r.baseline = true;
@@ -114,7 +116,11 @@ cudalab::Rung cub_rung(reduction::CubSum<T>& cub, cudalab::DeviceBuffer<T>& out,
   r.flops = std::is_floating_point_v<T> ? static_cast<double>(n) : 0.0;
   r.poison = [&out] { CUDA_CHECK(cudaMemset(out.data(), 0xFF, sizeof(T))); };
   r.launch = [&cub] { cub.run(); };
-  r.check = [&out, &want] { return reduction::matches(want, read_result(out.data())); };
+  r.check = [&out, &want_first, want_second, sets] {
+    const reduction::Expected<T>& want = sets && sets->current() == 1 ? *want_second : want_first;
+    return reduction::matches(want, read_result(out.data()));
+  };
+  if (sets) r.refresh = sets->refresh();
   return r;
 }
 
@@ -156,7 +162,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   cudalab::InputSets sets;
   sets.add(d_x, negated);
   std::vector<cudalab::Rung> rungs = rungs_of(chosen(o), d_x, o.block, ws, want, &want_negated, &sets);
-  rungs.push_back(cub_rung(cub, cub_out, n, want));
+  rungs.push_back(cub_rung(cub, cub_out, n, want, &want_negated, &sets));
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
   for (const auto& rr : ladder.rungs) {
     if (rr.first_launch_ms >= 0) {

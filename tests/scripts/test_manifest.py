@@ -59,17 +59,13 @@ class Manifest(unittest.TestCase):
             for m in metrics:
                 self.assertRegex(m, r"^[a-z0-9_]+__[a-z0-9_.]+$", lab)
 
-    def test_bench_passes_repeat_only_to_labs_that_take_it(self):
-        with tempfile.TemporaryDirectory() as d:
-            timed, untimed, broken = (os.path.join(d, n) for n in ("timed", "untimed", "broken"))
-            for path, body in ((timed, 'echo "  --repeat INT  timed launches"'), (untimed, 'echo "  --device INT"'),
-                               (broken, 'echo "--repeat"; exit 3')):
-                with open(path, "w") as f:
-                    f.write(f"#!/bin/sh\n{body}\n")
-                os.chmod(path, 0o755)
-            self.assertTrue(bench.takes_repeat(timed))
-            self.assertFalse(bench.takes_repeat(untimed))
-            self.assertFalse(bench.takes_repeat(broken))
+    def test_timed_says_which_labs_take_the_timing_options(self):
+        # a lab takes --repeat unless its main registers only --device and --json
+        for lab in LABS:
+            with open(os.path.join(ROOT, "labs", lab["name"], "main.cu"), encoding="utf-8") as f:
+                takes_repeat = "CommonSet::kDeviceAndJson" not in f.read()
+            self.assertEqual(lab_manifest.timed(lab), takes_repeat, lab["name"])
+            self.assertEqual(bench.TIMED[lab["name"]], takes_repeat, lab["name"])
 
     def test_plot_reads_only_runs_that_bench_makes(self):
         with open(os.path.join(ROOT, "scripts", "plot.py"), encoding="utf-8") as f:
