@@ -19,6 +19,7 @@ throughput, DRAM bytes and FMA instructions; mem_spaces: local-memory and atomic
 ncu runs with --clock-control none (the GPU's own clocks, as the labs measure). Without a GPU
 or without ncu it prints "skipped: ..." and exits 0.
 """
+import argparse
 import csv
 import io
 import os
@@ -28,6 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab_manifest  # noqa: E402
+import script_cli  # noqa: E402
 
 TIME = "gpu__time_duration.sum"
 DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
@@ -74,29 +76,11 @@ SCALED = {"dram__bytes_read.sum": (1e-6, "DRAM read MB"), "dram__bytes_write.sum
 WEIGHTED = {m for ms in METRICS.values() for m in ms if "pct" in m or m.endswith(".ratio")}
 
 
-def short_kernel(name):
-    """'void ns::kernel<float, 256>(const float *, ...)' -> 'kernel<float, 256>': no return type,
-    parameter list or namespaces (template arguments may themselves hold '::' and '()')."""
+def kernel_name(name):
+    """A kernel's name as ncu prints it with --print-kernel-base function and --print-nvtx-rename
+    kernel: "padded_coarse/transpose_tile" for a launch inside the driver's NVTX range of a
+    variant, the bare function name outside one; cut to 40 characters for the table."""
     name = name.strip()
-    if name.endswith(")"):  # drop the parameter list: the '(' that matches the last ')'
-        depth = 0
-        for i in range(len(name) - 1, -1, -1):
-            depth += {")": 1, "(": -1}.get(name[i], 0)
-            if depth == 0:
-                name = name[:i]
-                break
-    # split at top-level '::' and spaces (outside <...> and (...)); keep the last part
-    depth, start = 0, 0
-    for i, ch in enumerate(name):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth = max(depth - 1, 0)  # ncu prints anonymous namespaces as a bare "unnamed>"
-        elif depth == 0 and (ch == " " or name.startswith("::", i)):
-            start = i + (2 if ch == ":" else 1)
-    name = name[start:]
-    if len(name) > 40 and "<" in name:
-        name = name[:name.index("<")] + "<...>"
     return name if len(name) <= 40 else name[:37] + "..."
 
 
@@ -121,7 +105,7 @@ def summarize(ncu_csv, metrics, per_launch=False):
 
     agg, seen = {}, {}
     for r in data:
-        name = short_kernel(r[kcol])
+        name = kernel_name(r[kcol])
         if per_launch:
             seen[name] = seen.get(name, 0) + 1
             name = f"{name}#{seen[name]}"
@@ -153,21 +137,13 @@ def summarize(ncu_csv, metrics, per_launch=False):
 
 
 def main():
-    if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    if len(sys.argv) < 2:
-        print("profile: error: name a lab (run with --help for usage)", file=sys.stderr)
-        return 2
-    per_launch = sys.argv[1] == "--per-launch"
-    argv = sys.argv[2:] if per_launch else sys.argv[1:]
-    if not argv:
-        print("profile: error: name a lab (run with --help for usage)", file=sys.stderr)
-        return 2
-    lab, lab_args = argv[0], argv[1:]
-    if lab.startswith("-"):
-        print(f"profile: error: unknown option '{lab}' (run with --help for usage)", file=sys.stderr)
-        return 2
+    ap = script_cli.Parser(prog="profile", description="Run one lab under Nsight Compute with the metrics it teaches.",
+                           epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--per-launch", action="store_true", help="one row per launch, with its grid, block and shared memory")
+    ap.add_argument("lab", help="the lab: " + ", ".join(sorted(METRICS)))
+    ap.add_argument("lab_args", nargs=argparse.REMAINDER, help="the lab's own arguments (default: its profile run)")
+    args_in = ap.parse_args()
+    per_launch, lab, lab_args = args_in.per_launch, args_in.lab, args_in.lab_args
     if lab not in METRICS:
         print(f"profile: error: unknown lab '{lab}'; one of {', '.join(sorted(METRICS))}", file=sys.stderr)
         return 2
@@ -190,7 +166,10 @@ def main():
     metrics = [TIME] + (LAUNCH if per_launch else []) + METRICS[lab]
     # One timed launch per variant, no L2 flush kernel in the profile.
     quick = ["--warmup", "0", "--repeat", "1", "--no-l2-flush"]
-    cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(metrics), exe] + args + quick
+    # Kernels named by ncu itself: the function's base name, and inside the driver's NVTX range of a
+    # variant (common/ladder.cpp) "variant/kernel", so a ladder's rows say which rung they are.
+    cmd = [ncu, "--clock-control", "none", "--nvtx", "--print-nvtx-rename", "kernel", "--print-kernel-base", "function",
+           "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(metrics), exe] + args + quick
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         if "ERR_NVGPUCTRPERM" in run.stdout + run.stderr:

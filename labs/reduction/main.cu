@@ -164,15 +164,14 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   std::vector<cudalab::Rung> rungs = rungs_of(chosen(o), d_x, o.block, ws, want, &want_negated, &sets);
   rungs.push_back(cub_rung(cub, cub_out, n, want, &want_negated, &sets));
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat,
+                         {false, "x CUB"});
   for (const auto& rr : ladder.rungs) {
     if (rr.first_launch_ms >= 0) {
       report.note(fmt::format("  {}: first launch {:.3f} ms, warm median {:.4f} ms", rr.result.name, rr.first_launch_ms,
                               rr.result.timing.median_ms));
     }
   }
-  report.heading(fmt::format("Sum of {} {}s (4 bytes read per element)", n, o.type));
-  cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat,
-                         {false, "x CUB"});
   return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 

@@ -33,20 +33,13 @@ def table_rows(table):
     return {l.split()[0]: [float(v) for v in l.split()[1:]] for l in lines[1:]}
 
 
-class ShortKernel(unittest.TestCase):
-    def test_names_as_ncu_prints_them(self):
-        cases = {
-            "unnamed>::divergent(float *, int)": "divergent",
-            "void vec_add_coarsened<float, 2>(const float *, const float *, float *, unsigned long)":
-                "vec_add_coarsened<float, 2>",
-            "void reduction::unnamed>::sequential<float>(const T1 *, T1 *, unsigned long)": "sequential<float>",
-            "void cub::CUB_300000_SM_900::detail::reduce::DeviceReduceKernel<cub::CUB_300000_SM_900::detail::"
-            "reduce::policy_hub<float, int, cuda::std::__4::plus<void>>::Policy1000, const float *, int>(T2, T4 *, T3)":
-                "DeviceReduceKernel<...>",
-            "split_x16": "split_x16",
-        }
-        for raw, short in cases.items():
-            self.assertEqual(profile.short_kernel(raw), short, raw)
+class KernelName(unittest.TestCase):
+    def test_names_are_ncus_own_with_the_variant_of_the_nvtx_range(self):
+        # ncu --print-kernel-base function --print-nvtx-rename kernel: the driver's range of a
+        # variant, then the kernel's base name; no demangling of our own
+        self.assertEqual(profile.kernel_name(" padded_coarse/transpose_tile "), "padded_coarse/transpose_tile")
+        self.assertEqual(profile.kernel_name("read_everything"), "read_everything")
+        self.assertEqual(profile.kernel_name("x" * 50), "x" * 37 + "...")
 
 
 class Summarize(unittest.TestCase):
@@ -58,9 +51,9 @@ class Summarize(unittest.TestCase):
                     m.SMEM_LD_WAVEFRONTS: ld_wf, m.SMEM_ST_WAVEFRONTS: st_wf}
         csv_text = ncu_csv(metrics, [
             # a long first pass at 90% DRAM and a short second pass at 10%: weighted 82%
-            ("void strided<float>(const float *, float *, unsigned long)", launch(9000, 90, 600, 300, 800, 400)),
-            ("void strided<float>(const float *, float *, unsigned long)", launch(1000, 10, 150, 0, 200, 100)),
-            ("void sequential<float>(const float *, float *, unsigned long)", launch(5000, 50, 0, 0, 1000, 500)),
+            ("interleaved_strided/interleaved_strided", launch(9000, 90, 600, 300, 800, 400)),
+            ("interleaved_strided/interleaved_strided", launch(1000, 10, 150, 0, 200, 100)),
+            ("sequential/sequential", launch(5000, 50, 0, 0, 1000, 500)),
         ])
         table = m.summarize(csv_text, metrics)
         header = table.splitlines()[0].split()
@@ -68,15 +61,15 @@ class Summarize(unittest.TestCase):
         self.assertNotIn("wavefronts", " ".join(header))  # raw wavefront counters are folded into the share
         rows = table_rows(table)
         # launches, time us, DRAM %, ld conflicts, st conflicts, ld conflict %, st conflict %
-        self.assertEqual(rows["strided<float>"], [2, 5.0, 82.0, 375.0, 150.0, 75.0, 60.0])
-        self.assertEqual(rows["sequential<float>"], [1, 5.0, 50.0, 0.0, 0.0, 0.0, 0.0])
+        self.assertEqual(rows["interleaved_strided/interleaved_strided"], [2, 5.0, 82.0, 375.0, 150.0, 75.0, 60.0])
+        self.assertEqual(rows["sequential/sequential"], [1, 5.0, 50.0, 0.0, 0.0, 0.0, 0.0])
 
     def test_sectors_per_request(self):
         m = profile
         metrics = [m.TIME] + m.METRICS["rgba_split"]
-        csv_text = ncu_csv(metrics, [("split_naive(const unsigned char *)", {
+        csv_text = ncu_csv(metrics, [("naive/split_naive", {
             m.TIME: 2000, m.DRAM: 33, m.LD_SECTORS: 400, m.LD_REQUESTS: 100, m.ST_SECTORS: 200, m.ST_REQUESTS: 100})])
-        self.assertEqual(table_rows(m.summarize(csv_text, metrics))["split_naive"], [1, 2.0, 33.0, 4.0, 2.0])
+        self.assertEqual(table_rows(m.summarize(csv_text, metrics))["naive/split_naive"], [1, 2.0, 33.0, 4.0, 2.0])
 
     def test_per_launch_rows_keep_each_launch_configuration(self):
         m = profile
@@ -85,9 +78,9 @@ class Summarize(unittest.TestCase):
         def launch(t_ns, grid, smem, occ, theo, dram):
             return {m.TIME: t_ns, "launch__grid_size": grid, "launch__block_size": 256,
                     "launch__shared_mem_per_block_dynamic": smem, achieved: occ, theoretical: theo, m.DRAM: dram}
-        rows_in = [("stream_scale(const float *, float *, unsigned long)", launch(150000, 132, 232448, 12.1, 12.5, 14)),
-                   ("stream_scale(const float *, float *, unsigned long)", launch(30000, 1056, 27648, 97.0, 100.0, 72)),
-                   ("spin(unsigned int)", launch(50000, 1056, 0, 99.0, 100.0, 0))]
+        rows_in = [("stream_scale", launch(150000, 132, 232448, 12.1, 12.5, 14)),
+                   ("stream_scale", launch(30000, 1056, 27648, 97.0, 100.0, 72)),
+                   ("spin", launch(50000, 1056, 0, 99.0, 100.0, 0))]
         per_launch = table_rows(m.summarize(ncu_csv(metrics, rows_in), metrics, per_launch=True))
         # launches, time us, grid, block, dyn smem B, achieved %, theoretical %, DRAM %
         self.assertEqual(per_launch["stream_scale#1"], [1, 150.0, 132, 256, 232448, 12.1, 12.5, 14.0])
@@ -122,8 +115,8 @@ class Command(unittest.TestCase):
         return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True, text=True, env=env)
 
     def test_bad_input(self):
-        for args, message in (([], "name a lab"), (["fastest_lab"], "unknown lab"), (["vec_add"], "not found"),
-                              (["--per-launch"], "name a lab"), (["--per-lunch", "vec_add"], "unknown option")):
+        for args, message in (([], "required: lab"), (["fastest_lab"], "unknown lab"), (["vec_add"], "not found"),
+                              (["--per-launch"], "required: lab"), (["--per-lunch", "vec_add"], "unrecognized")):
             r = self.run_profile(*args)
             self.assertEqual(r.returncode, 2, args)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
@@ -140,7 +133,7 @@ class Command(unittest.TestCase):
         metrics = [m.TIME] + m.METRICS["vec_add"]
         csv_path = os.path.join(self.tmp.name, "ncu.csv")
         with open(csv_path, "w") as f:
-            f.write(ncu_csv(metrics, [("void vec_add_naive<float>(const float *, const float *, float *, unsigned long)", {
+            f.write(ncu_csv(metrics, [("naive/vec_add_naive", {
                 m.TIME: 59000, m.DRAM: 66.5, m.LD_SECTORS: 800, m.LD_REQUESTS: 200, m.ST_SECTORS: 400, m.ST_REQUESTS: 100})]))
         self.script(os.path.join(self.build, "labs", "vec_add"), "echo 'best / copy ceiling  1.02'\n")
         args_log = os.path.join(self.tmp.name, "ncu.args")
@@ -148,11 +141,12 @@ class Command(unittest.TestCase):
         r = self.run_profile("vec_add", "2^20")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("best / copy ceiling", r.stdout)
-        self.assertEqual(table_rows(r.stdout.split("mean per launch")[1].split("\n", 1)[1])["vec_add_naive<float>"],
+        self.assertEqual(table_rows(r.stdout.split("mean per launch")[1].split("\n", 1)[1])["naive/vec_add_naive"],
                          [1, 59.0, 66.5, 4.0, 4.0])
         with open(args_log) as f:
             ncu_args = f.read()
         self.assertIn("--clock-control none", ncu_args)
+        self.assertIn("--nvtx --print-nvtx-rename kernel --print-kernel-base function", ncu_args)
         self.assertIn("2^20 --warmup 0 --repeat 1 --no-l2-flush", ncu_args)
 
         # --per-launch asks ncu for the launch configuration and prints one row per launch
