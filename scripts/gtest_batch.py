@@ -159,13 +159,17 @@ def run_one(command, gtest_args):
     return 0
 
 
-def write_junit(path, results):
+def write_junit(path, results, timed_out=()):
+    """The JUnit report of the cases; a case in `timed_out` carries its limit as the attribute
+    timed_out_s (scripts/labgrade/results.py reads it: a status is a field, not a message)."""
     suite = ET.Element("testsuite", name="gtest_batch", tests=str(len(results)),
                        failures=str(sum(r[0] == "failed" for r in results.values())),
                        skipped=str(sum(r[0] == "skipped" for r in results.values())))
     for name, (status, message, seconds) in results.items():
         case = ET.SubElement(suite, "testcase", name=name, classname=name, time=f"{seconds:.3f}",
                              status={"passed": "run", "failed": "fail", "skipped": "notrun"}[status])
+        if name in timed_out:
+            case.set("timed_out_s", f"{seconds:g}")
         if status == "failed":
             ET.SubElement(case, "failure", message=message)
         elif status == "skipped":
@@ -204,11 +208,13 @@ def main():
         return 0
     if not cases:
         fail(3, f"{rest[0]} lists no cases")
-    results, remaining, out_lines, processes = {}, list(cases), [], 0
+    results, remaining, out_lines, processes, hung = {}, list(cases), [], 0, set()
     while remaining:
         processes += 1
         done, stuck, timed_out = run_some(command, remaining, args.timeout, out_lines)
         results.update(done)
+        if stuck and timed_out:
+            hung.add(stuck)
         if stuck:
             results[stuck] = ("failed", f"timed out after {args.timeout:g} s" if timed_out
                               else "the process ended during this case (crash or exit)", args.timeout if timed_out else 0.0)
@@ -219,7 +225,7 @@ def main():
             break
         remaining = left
     ordered = {c: results[c] for c in cases}
-    write_junit(args.junit, ordered)
+    write_junit(args.junit, ordered, hung)
     bad = [c for c, r in ordered.items() if r[0] == "failed"]
     print(f"gtest_batch: {len(cases)} cases in {processes} process(es): "
           f"{sum(r[0] == 'passed' for r in ordered.values())} passed, {len(bad)} failed, "

@@ -291,20 +291,11 @@ class Grader:
         """Every test of `labs` in one ctest run in workspace `ws` (tests of different labs share
         the cores and the GPU instead of waiting for each other). Returns ({case: (status, output,
         seconds)}, {case: limit} of those that timed out, whether the run passed `limit`)."""
-        with self.gpu_use():
-            run, timed_out = ctest.run_tests(ws.path("build"), f"{ws.path('out')}/junit.xml",
-                                             "^(" + "|".join(labs) + ")$", jobs, self.limits.test_s,
-                                             limit, runner=ws.runner(with_out=True))
-        try:
-            cases = results.parse_junit(os.path.join(ws.out, "junit.xml"))
-        except ValueError:
-            cases = {}
-        if self.batches:
-            batch_labels = {n: lbl for n, lbl in self.batches.items() if any(lab in lbl for lab in labs)}
-            try:
-                timed_out.update(results.expand_batches(batch_labels, cases, ws.build))
-            except ValueError:
-                pass  # an unreadable report: its cases did not run
+        batch_labels = {n: lbl for n, lbl in self.batches.items() if any(lab in lbl for lab in labs)}
+        with self.gpu_use():  # the graders' one pipeline: ctest, its JUnit report, each GoogleTest binary's cases
+            run, cases, timed_out = results.run_and_collect(ws.path("build"), f"{ws.path('out')}/junit.xml",
+                                                            "^(" + "|".join(labs) + ")$", jobs, self.limits.test_s,
+                                                            limit, batch_labels, runner=ws.runner(with_out=True))
         return cases, timed_out, run.timed_out
 
     def unchanged(self, ws, lab):

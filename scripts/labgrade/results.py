@@ -3,7 +3,6 @@ printed per lab and per task."""
 import fnmatch
 import json
 import os
-import re
 import xml.etree.ElementTree as ET
 
 HIDDEN_LABEL = "hidden"  # tests with this ctest label are hidden from students on Gradescope
@@ -47,10 +46,17 @@ class Listed:
     def __init__(self, name, lab, max_score, hidden):
         self.name, self.lab, self.max_score, self.hidden = name, lab, max_score, hidden
 
-    def entry(self, status, output):
+    def entry(self, status, output, timed_out_s=None):
+        """A results.json test entry. Gradescope knows passed and failed only: a test that did not
+        run (status skipped) or ran past its limit also says so in fields of its extra_data
+        (skipped: true, timed_out_s: N), which the counts and the summaries read."""
         e = {"name": self.name, "score": self.max_score if status == "passed" else 0.0,
              "max_score": self.max_score, "status": "passed" if status == "passed" else "failed",
              "output": "" if status == "passed" else output, "tags": [self.lab]}
+        if status == "skipped":
+            e["extra_data"] = {"skipped": True}
+        if timed_out_s is not None:
+            e["extra_data"] = {"timed_out_s": timed_out_s}
         if self.hidden:
             e["visibility"] = "hidden"
         return e
@@ -112,7 +118,23 @@ def mark_timeouts(path, timed_out):
 
 
 BATCH_LABEL = "gtest_batch"  # a ctest test that runs a whole GoogleTest binary (CUDALAB_GTEST_BATCH)
-TIMED_OUT = re.compile(r"timed out after ([\d.]+) s")
+
+
+def timed_out_cases(path):
+    """{case: seconds} of the cases of a JUnit report (scripts/gtest_batch.py's) that carry the
+    attribute timed_out_s: ran past their limit."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        raise ValueError(f"cannot read JUnit report {path}: {e}") from e
+    out = {}
+    for case in root.iter("testcase"):
+        try:
+            if case.get("timed_out_s") is not None:
+                out[case.get("name")] = float(case.get("timed_out_s"))
+        except ValueError:
+            continue
+    return out
 
 
 def expand_batches(labels, cases, build_dir):
@@ -127,15 +149,37 @@ def expand_batches(labels, cases, build_dir):
         if not os.path.exists(path):
             continue
         sub = parse_junit(path)
+        hung = timed_out_cases(path)
         del labels[name]
         cases.pop(name, None)
         for case, result in sub.items():
             labels[case] = [x for x in lbl if x != BATCH_LABEL]
             cases[case] = result
-            m = TIMED_OUT.match(result[1])
-            if result[0] == "failed" and m:
-                timed_out[case] = float(m.group(1))
+            if result[0] == "failed" and case in hung:
+                timed_out[case] = hung[case]
     return timed_out
+
+
+def run_and_collect(build_dir, junit, labels_regex, jobs, test_timeout, wall_timeout, batch_labels, runner=None,
+                    extra=()):
+    """The one ctest -> JUnit -> cases pipeline of both graders (scripts/grade.py, grader.Grader):
+    runs ctest writing `junit`, reads its cases, and replaces each GoogleTest binary run as one
+    test by its own cases (in `batch_labels`, {name: labels}, too: expand_batches). Returns (the ctest run,
+    {case: (status, output, seconds)}, {case: limit} of those that ran past their limit). An
+    unreadable report gives no cases: every listed test then fails as not run."""
+    from . import ctest
+    run, timed_out = ctest.run_tests(build_dir, junit, labels_regex, jobs, test_timeout, wall_timeout,
+                                     runner=runner, extra=extra)
+    try:
+        cases = parse_junit(junit)
+    except ValueError:
+        return run, {}, timed_out
+    if batch_labels:
+        try:
+            timed_out.update(expand_batches(batch_labels, cases, build_dir))
+        except ValueError:
+            pass  # an unreadable batch report: its cases did not run
+    return run, cases, timed_out
 
 
 def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
@@ -146,14 +190,21 @@ def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
     for t in listed:
         status, output, _ = cases.get(t.name, ("failed", missing_output, 0.0))
         if t.name in timed_out:
-            status, output = "failed", f"failed: timed out after {timed_out[t.name]:g} s\n{output}".strip()
-        tests.append(t.entry(status, output))
+            output = f"failed: timed out after {timed_out[t.name]:g} s\n{output}".strip()
+            tests.append(t.entry("failed", output, timed_out[t.name]))
+        else:
+            tests.append(t.entry(status, output))
     return tests
 
 
 def is_skipped(test):
-    """A results.json entry for a test that did not run (its output is "skipped: ...")."""
-    return test["status"] != "passed" and test.get("output", "").startswith("skipped")
+    """A results.json entry for a test that did not run (extra_data.skipped)."""
+    return test["status"] != "passed" and bool(test.get("extra_data", {}).get("skipped"))
+
+
+def is_timed_out(test):
+    """A results.json entry for a test that ran past its limit (extra_data.timed_out_s)."""
+    return test.get("extra_data", {}).get("timed_out_s") is not None
 
 
 def task_summary(tests, table):
@@ -171,7 +222,7 @@ def task_summary(tests, table):
 
 def results_json(tests, table, elapsed, extra=None):
     skipped = sum(is_skipped(t) for t in tests)
-    timed_out = sum(t["output"].startswith("failed: timed out") for t in tests)
+    timed_out = sum(is_timed_out(t) for t in tests)
     data = {"score": round(sum(t["score"] for t in tests), 3),
             "execution_time": round(elapsed, 1),
             "output": f"{len(tests)} tests; {skipped} skipped (not run); {timed_out} timed out",

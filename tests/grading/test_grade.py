@@ -64,9 +64,14 @@ class GradeFixture(unittest.TestCase):
         self.assertIsInstance(r["execution_time"], (int, float))
         self.assertEqual(len(r["tests"]), 5)
         for t in r["tests"]:
-            self.assertEqual(set(t) - {"visibility"}, {"name", "score", "max_score", "status", "output", "tags"})
+            # Gradescope's test entry; extra_data (its optional field) says skipped or timed out
+            self.assertEqual(set(t) - {"visibility", "extra_data"}, {"name", "score", "max_score", "status", "output", "tags"})
             self.assertIn(t["status"], ("passed", "failed"))
             self.assertLessEqual(t["score"], t["max_score"])
+            self.assertLessEqual(set(t.get("extra_data", {})), {"skipped", "timed_out_s"})
+        self.assertEqual(sum(bool(t.get("extra_data", {}).get("timed_out_s")) for t in r["tests"]),
+                         r["extra_data"]["timed_out"])
+        self.assertEqual(sum(bool(t.get("extra_data", {}).get("skipped")) for t in r["tests"]), r["extra_data"]["skipped"])
 
     def test_score_table_on_stdout(self):
         self.assertIn("lab_a", self.proc.stdout)
