@@ -15,7 +15,7 @@
 # executable runs. Smoke tests also check `--help` (exit 0).
 # Every test has a TIMEOUT by its labels (the CUDALAB_TIMEOUT_* cache variables), and every test
 # process starts through CUDALAB_TEST_LAUNCHER when it is set: the grader sets it to a script that
-# runs each test in a sandbox of its own (scripts/labgrade/sandbox.py).
+# runs each test in a sandbox of its own (scripts/cudalab/labgrade/sandbox.py).
 set(CUDALAB_TIMEOUT_CPU 60 CACHE STRING "Seconds a CPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_GPU 120 CACHE STRING "Seconds a GPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_SANITIZE 300 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")

@@ -154,7 +154,7 @@ std::string Report::json_text() const { return impl_->doc.dump(2); }
 namespace {
 // The grader's result channel: with --json and CUDALAB_REPORT_FD naming a pipe the grader opened,
 // the document goes there instead of stdout, where the code under test could print a report of
-// its own (scripts/labgrade/leaderboard.py reads the pipe, never the lab's stdout).
+// its own (scripts/cudalab/labgrade/leaderboard.py reads the pipe, never the lab's stdout).
 bool write_to_report_fd(const std::string& text) {
   const char* fd_text = std::getenv("CUDALAB_REPORT_FD");
   if (fd_text == nullptr) return false;

@@ -13,9 +13,8 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lab_manifest  # noqa: E402
-import script_cli  # noqa: E402
+from cudalab import lab_manifest
+from cudalab import script_cli
 
 RUNS = lab_manifest.bench_runs()  # from labs/manifest.json
 

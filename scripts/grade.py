@@ -29,9 +29,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
-from labgrade import ctest, results  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import ctest, results
 
 POINTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "grading", "points.json")
 

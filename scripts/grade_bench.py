@@ -22,9 +22,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
-from labgrade import regions, suite  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import regions, suite
 
 GRADE = os.path.join(suite.ROOT, "scripts", "grade_submission.py")
 # A wrong body and a hostile one (it passes the region check, its compiled object is refused)

@@ -14,9 +14,8 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
-from labgrade import grader  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import grader
 
 
 def main():

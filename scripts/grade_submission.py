@@ -76,10 +76,9 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
-from labgrade import ctest, grader, leaderboard, results, submission, suite  # noqa: E402
-from labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox, host_memory_bytes, memory_budget  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import ctest, grader, leaderboard, results, submission, suite
+from cudalab.labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox, host_memory_bytes, memory_budget
 
 
 def fail(code, message):

@@ -31,8 +31,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
+from cudalab import script_cli
 
 def fail(code, message):
     script_cli.fail("gtest_batch", code, message)
@@ -161,7 +160,7 @@ def run_one(command, gtest_args):
 
 def write_junit(path, results, timed_out=()):
     """The JUnit report of the cases; a case in `timed_out` carries its limit as the attribute
-    timed_out_s (scripts/labgrade/results.py reads it: a status is a field, not a message)."""
+    timed_out_s (scripts/cudalab/labgrade/results.py reads it: a status is a field, not a message)."""
     suite = ET.Element("testsuite", name="gtest_batch", tests=str(len(results)),
                        failures=str(sum(r[0] == "failed" for r in results.values())),
                        skipped=str(sum(r[0] == "skipped" for r in results.values())))

@@ -21,9 +21,8 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
-from labgrade import suite  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import suite
 
 
 def fail(message):

@@ -23,9 +23,8 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import script_cli  # noqa: E402
-from labgrade import suite  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import suite
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope image setup: the CUDA Toolkit (no driver, no GPU) and the suite's packages.
@@ -49,7 +48,7 @@ AG="${{AUTOGRADER_ROOT:-/autograder}}"
 export PATH=/usr/local/cuda/bin:$PATH
 cd "$AG/source"
 sandbox=""
-python3 -c 'import sys; sys.path.insert(0, "scripts"); from labgrade.sandbox import Sandbox; sys.exit(Sandbox.find()[0] is None)' \
+PYTHONPATH=scripts python3 -c 'import sys; from cudalab.labgrade.sandbox import Sandbox; sys.exit(Sandbox.find()[0] is None)' \
   || sandbox="--unsafe-no-sandbox"
 python3 scripts/grade_submission.py "$AG/submission" --out "$AG/results" {labs} $sandbox "$@"
 """

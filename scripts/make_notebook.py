@@ -11,9 +11,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lab_manifest  # noqa: E402
-import script_cli  # noqa: E402
+from cudalab import lab_manifest
+from cudalab import script_cli
 
 OUT = os.path.join(lab_manifest.ROOT, "notebooks", "colab.ipynb")
 

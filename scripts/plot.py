@@ -23,8 +23,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
+from cudalab import script_cli
 
 import matplotlib  # noqa: E402
 

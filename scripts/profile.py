@@ -27,9 +27,8 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lab_manifest  # noqa: E402
-import script_cli  # noqa: E402
+from cudalab import lab_manifest
+from cudalab import script_cli
 
 TIME = "gpu__time_duration.sum"
 DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"

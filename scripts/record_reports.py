@@ -14,9 +14,8 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import report_schema  # noqa: E402
-import script_cli  # noqa: E402
+from cudalab import report_schema
+from cudalab import script_cli
 
 
 def smoke_runs(build):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The student regions of the suite, from the one parser of the format (scripts/labgrade/regions.py).
+"""The student regions of the suite, from the one parser of the format (scripts/cudalab/labgrade/regions.py).
 
   scripts/student_regions.py            one line per region
   scripts/student_regions.py --json     a JSON list (the C++ test StudentRegions.* reads it)
@@ -11,9 +11,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import script_cli  # noqa: E402
-from labgrade import suite  # noqa: E402
+from cudalab import script_cli
+from cudalab.labgrade import suite
 
 
 def main():

@@ -1,5 +1,5 @@
 // The student-region convention (docs/student-regions.md) is checked on every source of the suite
-// with the one parser of the format, scripts/labgrade/regions.py (the handout generator and the
+// with the one parser of the format, scripts/cudalab/labgrade/regions.py (the handout generator and the
 // grader use the same one): this test runs `scripts/student_regions.py --json` and checks what it
 // reports. A malformed marker makes the script fail, with the file and line, and so this test.
 #include <gtest/gtest.h>

@@ -113,7 +113,7 @@ class GradeFixture(unittest.TestCase):
 
     def test_lab_of_a_test_this_build_does_not_know(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        from labgrade import results
+        from cudalab.labgrade import results
         self.assertEqual(results.lab_of([], {"vec_add"}, "vec_add.sanitize.memcheck"), "vec_add")
         self.assertEqual(results.lab_of([], {"vec_add"}, "Unknown.Test"), "other")
         self.assertEqual(results.lab_of(["gpu", "rgba_split"], {"vec_add", "rgba_split"}, "vec_add.x"), "rgba_split")
@@ -198,7 +198,7 @@ class Leaderboard(unittest.TestCase):
 
     def test_measure_keeps_correct_tasks_and_the_best_variant(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        from labgrade import leaderboard
+        from cudalab.labgrade import leaderboard
         ws = self.FakeWorkspace({"naive": 3000.0, "coarsened2": 3500.0, "coarsened4": 3900.0, "grid_stride": 0.0,
                                  "vectorized": 3800.0})
         full = {"tests": 3, "passed": 3}
@@ -216,7 +216,7 @@ class Leaderboard(unittest.TestCase):
 
     def test_write_ranks_per_task(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        from labgrade import leaderboard
+        from cudalab.labgrade import leaderboard
         tmp = tempfile.mkdtemp(prefix="leaderboard_")
         try:
             graded = {}

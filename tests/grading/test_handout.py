@@ -24,7 +24,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from labgrade import regions, results, suite  # noqa: E402
+from cudalab.labgrade import regions, results, suite  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 JOBS = str(os.cpu_count() or 2)

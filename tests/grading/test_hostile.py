@@ -30,11 +30,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
-from labgrade import ctest, regions, submission, suite, symbols  # noqa: E402
-from labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
-from labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
+from cudalab.labgrade import ctest, regions, submission, suite, symbols  # noqa: E402
+from cudalab.labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
+from cudalab.labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
 import hostile  # noqa: E402
-import lab_manifest  # noqa: E402
+from cudalab import lab_manifest  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 JOBS = str(os.cpu_count() or 2)
@@ -467,7 +467,7 @@ class Bounds(unittest.TestCase):
 
     def test_the_slot_pool_keeps_k_per_gpu_and_uses_every_gpu(self):
         import threading
-        from labgrade import grader
+        from cudalab.labgrade import grader
         pool = grader.SlotPool(gpus=3, per_gpu=2)
         lock, now, most, used = threading.Lock(), [0, 0, 0], [0, 0, 0], set()
 
@@ -496,7 +496,7 @@ class Bounds(unittest.TestCase):
         # submissions graded at once share the GPU for their tests; a leaderboard run waits for
         # the tests running now, and tests that come while it waits wait for it
         import threading
-        from labgrade import grader
+        from cudalab.labgrade import grader
         g = grader.Grader({}, [], None, 1, grader.Limits())
         log = []
 
@@ -525,7 +525,7 @@ class Bounds(unittest.TestCase):
         self.assertEqual(log[timed:], ["timed start", "timed end", "tests 9 start", "tests 9 end"])
 
     def test_a_slot_reaches_the_command_with_or_without_a_sandbox(self):
-        from labgrade import grader
+        from cudalab.labgrade import grader
         env = {"CUDA_VISIBLE_DEVICES": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
         plain = grader.Workspace(tempfile.gettempdir(), None, env)
         r = plain.run(["sh", "-c", "echo $CUDA_VISIBLE_DEVICES $CUDA_DEVICE_ORDER"], 30)

@@ -26,7 +26,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from labgrade import regions, suite  # noqa: E402
+from cudalab.labgrade import regions, suite  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo")

@@ -12,7 +12,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import lab_manifest  # noqa: E402
+from cudalab import lab_manifest  # noqa: E402
 
 
 def read(*parts):

@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BATCH = os.path.join(ROOT, "scripts", "gtest_batch.py")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from labgrade import results  # noqa: E402
+from cudalab.labgrade import results  # noqa: E402
 
 
 class GtestBatch(unittest.TestCase):

@@ -14,9 +14,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bench  # noqa: E402
-import lab_manifest  # noqa: E402
+from cudalab import lab_manifest  # noqa: E402
 import profile as lab_profile  # noqa: E402
-from labgrade import suite  # noqa: E402
+from cudalab.labgrade import suite  # noqa: E402
 
 LABS = lab_manifest.load()
 NAMES = [lab["name"] for lab in LABS]

@@ -17,8 +17,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import lab_manifest  # noqa: E402
-import report_schema  # noqa: E402
+from cudalab import lab_manifest  # noqa: E402
+from cudalab import report_schema  # noqa: E402
 
 SCHEMA = report_schema.load_schema()
 RECORDED = sorted(glob.glob(os.path.join(ROOT, "tests", "data", "reports", "*.json")))

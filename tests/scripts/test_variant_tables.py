@@ -16,8 +16,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import lab_manifest  # noqa: E402
-import report_schema  # noqa: E402
+from cudalab import lab_manifest  # noqa: E402
+from cudalab import report_schema  # noqa: E402
 
 BUILD = None
 LADDERS = ("vec_add", "rgba_split", "transpose", "divergence", "reduction")

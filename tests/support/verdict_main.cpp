@@ -7,7 +7,7 @@
 // case to it (START <case>, END <case> passed|failed|skipped) and the grader scores from these
 // lines alone (scripts/gtest_batch.py). A case with no END line failed, whatever was printed.
 // Student code cannot write to the pipe: it may call no output function at all (the allow-list
-// on its compiled object, scripts/labgrade/symbols.py). Without the variable nothing changes.
+// on its compiled object, scripts/cudalab/labgrade/symbols.py). Without the variable nothing changes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

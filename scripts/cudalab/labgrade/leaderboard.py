@@ -22,7 +22,7 @@ import json
 import os
 import secrets
 
-import lab_manifest
+from .. import lab_manifest
 
 COPY_MARGIN = 1.10  # common/bandwidth.hpp kCopyCeilingMargin
 

@@ -7,7 +7,7 @@ import subprocess
 
 from . import regions as regions_mod
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 # Folders of the suite's sources: a new file there that git does not ignore belongs to the suite
 # even before it is committed. Anything else untracked (a handout or grading output written in

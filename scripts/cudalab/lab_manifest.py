@@ -4,7 +4,7 @@ metrics (scripts/profile.py). CMake adds labs/<name>/ for every entry (labs/CMak
 import json
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PATH = os.path.join(ROOT, "labs", "manifest.json")
 
 
