@@ -295,7 +295,8 @@ class Grader:
         with self.gpu_use():  # the graders' one pipeline: ctest, its JUnit report, each GoogleTest binary's cases
             run, cases, timed_out = results.run_and_collect(ws.path("build"), f"{ws.path('out')}/junit.xml",
                                                             "^(" + "|".join(labs) + ")$", jobs, self.limits.test_s,
-                                                            limit, batch_labels, runner=ws.runner(with_out=True))
+                                                            limit, batch_labels, runner=ws.runner(with_out=True),
+                                                            seen_as=(ws.build, os.path.join(ws.out, "junit.xml")))
         return cases, timed_out, run.timed_out
 
     def unchanged(self, ws, lab):

@@ -161,22 +161,25 @@ def expand_batches(labels, cases, build_dir):
 
 
 def run_and_collect(build_dir, junit, labels_regex, jobs, test_timeout, wall_timeout, batch_labels, runner=None,
-                    extra=()):
+                    extra=(), seen_as=None):
     """The one ctest -> JUnit -> cases pipeline of both graders (scripts/grade.py, grader.Grader):
     runs ctest writing `junit`, reads its cases, and replaces each GoogleTest binary run as one
     test by its own cases (in `batch_labels`, {name: labels}, too: expand_batches). Returns (the ctest run,
     {case: (status, output, seconds)}, {case: limit} of those that ran past their limit). An
-    unreadable report gives no cases: every listed test then fails as not run."""
+    unreadable report gives no cases: every listed test then fails as not run. `seen_as`: (the
+    build folder, the report) as this process reads them, when ctest runs in a sandbox that sees
+    them at other paths (build_dir and junit are ctest's)."""
     from . import ctest
     run, timed_out = ctest.run_tests(build_dir, junit, labels_regex, jobs, test_timeout, wall_timeout,
                                      runner=runner, extra=extra)
+    read_build, read_junit = seen_as or (build_dir, junit)
     try:
-        cases = parse_junit(junit)
+        cases = parse_junit(read_junit)
     except ValueError:
         return run, {}, timed_out
     if batch_labels:
         try:
-            timed_out.update(expand_batches(batch_labels, cases, build_dir))
+            timed_out.update(expand_batches(batch_labels, cases, read_build))
         except ValueError:
             pass  # an unreadable batch report: its cases did not run
     return run, cases, timed_out
