@@ -175,6 +175,42 @@ class GradeFixture(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(out, "results.json")))
 
 
+class Pipeline(unittest.TestCase):
+    """results.run_and_collect, the one ctest -> JUnit -> cases pipeline, where ctest runs in a
+    sandbox that sees the build and the report at other paths than the grader does."""
+
+    def test_the_report_is_read_where_the_grader_sees_it(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from cudalab.labgrade import results
+        tmp = tempfile.mkdtemp(prefix="pipeline_")
+        try:
+            host_junit = os.path.join(tmp, "junit.xml")
+            with open(host_junit, "w") as f:
+                f.write('<testsuite><testcase name="lab.smoke.run" time="0.5"/>'
+                        '<testcase name="lab_gpu_test" time="1"/></testsuite>')
+            os.makedirs(os.path.join(tmp, "gtest-batch"))
+            with open(os.path.join(tmp, "gtest-batch", "lab_gpu_test.xml"), "w") as f:
+                f.write('<testsuite><testcase name="Lab.Hangs" status="fail" timed_out_s="60">'
+                        '<failure message="timed out after 60 s"/></testcase></testsuite>')
+            seen = []
+
+            def runner(cmd, timeout):  # the sandboxed ctest: it was told the /grade paths
+                seen.append(cmd)
+                return type("Run", (), {"stdout": "", "timed_out": False})()
+            labels = {"lab_gpu_test": ["gpu", "lab", "gtest_batch"]}
+            run, cases, timed_out = results.run_and_collect("/grade/build", "/grade/out/junit.xml", None, 1, 60, 600,
+                                                            dict(labels), runner=runner, seen_as=(tmp, host_junit))
+            self.assertIn("/grade/out/junit.xml", seen[0])
+            self.assertEqual(sorted(cases), ["Lab.Hangs", "lab.smoke.run"])
+            self.assertEqual(timed_out, {"Lab.Hangs": 60.0})
+            # read at ctest's own paths instead, nothing is found: every test would be "did not run"
+            _, cases, _ = results.run_and_collect("/grade/build", "/grade/out/junit.xml", None, 1, 60, 600, dict(labels),
+                                                  runner=runner)
+            self.assertEqual(cases, {})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Leaderboard(unittest.TestCase):
     """--leaderboard's measurement and ranking, with a stand-in lab run (no GPU needed)."""
 
