@@ -208,16 +208,16 @@ class Grader:
             labels = ctest.list_tests(ws.path("build"), ws.runner(), timeout=self.limits.build_s)
         except RuntimeError as e:
             raise GradingError(str(e)) from e
-        for name, lbl in list(labels.items()):  # a binary run as one test: the fixed list has its cases
-            if results.BATCH_LABEL in lbl and results.lab_of(lbl, set(self.points.get("labs", {}))) in self.labs:
-                launcher = f"--launcher={ws.path('tools')}/sandbox-test" if self.box else "--launcher="
-                listing = ws.run(["python3", f"{ws.path('src')}/scripts/gtest_batch.py", "--list", launcher, "--",
-                                  f"{ws.path('build')}/tests/{name}"], self.limits.build_s, keep_bytes=None)
-                if listing.returncode != 0:
-                    raise GradingError(f"cannot list the cases of {name}: {listing.stderr.strip()[-300:]}")
-                del labels[name]
-                labels.update({case: [x for x in lbl if x != results.BATCH_LABEL] for case in listing.stdout.split()})
-                self.batches[name] = lbl
+        def list_cases(name):  # a binary run as one test: the fixed list has its cases
+            launcher = f"--launcher={ws.path('tools')}/sandbox-test" if self.box else "--launcher="
+            listing = ws.run(["python3", f"{ws.path('src')}/scripts/gtest_batch.py", "--list", launcher, "--",
+                              f"{ws.path('build')}/tests/{name}"], self.limits.build_s, keep_bytes=None)
+            if listing.returncode != 0:
+                raise GradingError(f"cannot list the cases of {name}: {listing.stderr.strip()[-300:]}")
+            return listing.stdout.split()
+        known = set(self.points.get("labs", {}))
+        self.batches.update(results.expand_listing(labels, list_cases,
+                                                   lambda lbl: results.lab_of(lbl, known) in self.labs))
         self.listed = results.fixed_list(labels, self.points, set(self.labs))
         self.base = ws
         if self.reuse_base:

@@ -160,6 +160,20 @@ def expand_batches(labels, cases, build_dir):
     return timed_out
 
 
+def expand_listing(labels, list_cases, keep=lambda lbl: True):
+    """Replaces each GoogleTest binary run as one test (BATCH_LABEL) in `labels` ({name: labels},
+    ctest's listing) whose labels `keep` accepts by its cases, listed by list_cases(name) -> [case
+    name]; returns {binary: labels} of those replaced."""
+    batches = {}
+    for name, lbl in list(labels.items()):
+        if BATCH_LABEL in lbl and keep(lbl):
+            cases = list_cases(name)
+            del labels[name]
+            labels.update({case: [x for x in lbl if x != BATCH_LABEL] for case in cases})
+            batches[name] = lbl
+    return batches
+
+
 def run_and_collect(build_dir, junit, labels_regex, jobs, test_timeout, wall_timeout, batch_labels, runner=None,
                     extra=(), seen_as=None):
     """The one ctest -> JUnit -> cases pipeline of both graders (scripts/grade.py, grader.Grader):
