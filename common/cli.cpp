@@ -146,8 +146,10 @@ void Cli::add_common(CommonOptions& o, CommonSet which) {
   if (which == CommonSet::kDeviceAndJson) return;
   add_integer(impl_->app, "--warmup", o.warmup, "untimed launches before timing", 0, 1000);
   add_integer(impl_->app, "--repeat", o.repeat, "timed launches; the median is reported", 1, 100000);
-  add_integer(impl_->app, "--seed", o.seed, "seed of the random input data", 0,
-              std::numeric_limits<std::int64_t>::max());
+  if (which != CommonSet::kNoSeed) {
+    add_integer(impl_->app, "--seed", o.seed, "seed of the random input data", 0,
+                std::numeric_limits<std::int64_t>::max());
+  }
   impl_->app.add_flag("--no-l2-flush", o.no_l2_flush, "do not evict L2 before each timed launch");
 }
 

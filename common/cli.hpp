@@ -20,9 +20,10 @@ struct CommonOptions {
   bool device_given = false;  // --device appeared on the command line
 };
 
-// Which of the common options a lab offers. Labs that time kernels take all of them;
-// device_query takes only --device and --json.
-enum class CommonSet { kAll, kDeviceAndJson };
+// Which of the common options a lab offers. Labs that time kernels on random inputs take all of
+// them; labs that time kernels on fixed inputs take all but --seed (an option that changes
+// nothing is refused, not ignored); device_query, hello and latency take only --device and --json.
+enum class CommonSet { kAll, kNoSeed, kDeviceAndJson };
 
 // Parses an integer the way the labs accept sizes: decimal digits, optionally followed by a
 // binary suffix K, M or G (64K = 65536), or a power of two written 2^k. Returns nullopt for

@@ -196,7 +196,7 @@ int run(int argc, char** argv) {
   cli.option("--section", o.section, "run one part only", {"all", "stride", "offset", "layout", "mapping"});
   cli.option("--stride", o.stride, "one stride instead of the sweep 1, 2, 4, ..., 32", 1, 32);
   cli.option("--offset", o.offset, "one offset (in floats) instead of the sweep 0 .. 32", 0, 32);
-  cli.add_common(o.common);
+  cli.add_common(o.common, cudalab::CommonSet::kNoSeed);  // fixed inputs: no --seed
   cli.footer("Examples:\n  coalescing\n  coalescing 2^22 --section stride\n  coalescing --section stride --stride 3\n  coalescing --json");
   if (auto code = cli.parse(argc, argv)) return *code;
 

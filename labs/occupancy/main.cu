@@ -224,7 +224,7 @@ int run(int argc, char** argv) {
   cli.option("--stream-n", o.stream_n, "floats in the bandwidth-vs-occupancy runs (a multiple of 4)", 1024,
              std::int64_t{1} << 30);
   cli.option("--arch", o.arch, "what-if for this architecture instead of the local GPU (sm_75 ... sm_120)");
-  cli.add_common(o.common);
+  cli.add_common(o.common, cudalab::CommonSet::kNoSeed);  // fixed inputs: no --seed
   cli.footer("Examples:\n  occupancy\n  occupancy --threads 128 --regs 168 --smem 64K --arch sm_90\n"
              "  occupancy --threads 256 --regs 40 --device 0");
   if (auto code = cli.parse(argc, argv)) return *code;

@@ -242,7 +242,7 @@ int run(int argc, char** argv) {
   cli.option("--precision", o.precision, "the dial's type", {"both", "fp32", "fp64"});
   cli.option("--rows", o.rows, "RMSNorm rows", 1, 1 << 20);
   cli.option("--cols", o.cols, "RMSNorm columns (a multiple of 256, at most 8192)", 256, 8192);
-  cli.add_common(o.common);
+  cli.add_common(o.common, cudalab::CommonSet::kNoSeed);  // fixed inputs: no --seed
   cli.footer("Examples:\n  roofline\n  roofline 2^24 --max-k 256\n  roofline --json");
   if (auto code = cli.parse(argc, argv)) return *code;
   if (o.cols % 256 != 0) throw cudalab::UsageError(fmt::format("--cols {} is not a multiple of 256", o.cols));

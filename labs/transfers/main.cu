@@ -285,7 +285,7 @@ int run(int argc, char** argv) {
   cli.option("--section", o.section, "run one part only", {"all", "link", "copy", "overlap", "unified", "crossover"});
   cli.flag("--sweep", o.sweep, "copy bandwidth from 4 KiB to 1 GiB in steps of 2 (the plot's curve)");
   cli.flag("--timeline", o.timeline, "print the overlap's timeline (always in --json)");
-  cli.add_common(o.common);
+  cli.add_common(o.common, cudalab::CommonSet::kNoSeed);  // fixed inputs: no --seed
   cli.footer("Examples:\n  transfers\n  transfers --sweep --json\n  transfers 2^26 --section overlap --streams 4 --timeline");
   if (auto code = cli.parse(argc, argv)) return *code;
   const std::size_t n = static_cast<std::size_t>(o.n);

@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
   cli.positional("ROWS", o.rows, "rows of the input matrix", 1, 1 << 20);
   cli.positional("COLS", o.cols, "columns of the input matrix (default: ROWS)", 1, 1 << 20);
   cli.option("--accesses", o.accesses, "dependent loads per lane in the bank benchmark", 16, 1 << 20);
-  cli.add_common(o.common);
+  cli.add_common(o.common, cudalab::CommonSet::kNoSeed);  // fixed inputs: no --seed
   cli.footer("Examples:\n  transpose\n  transpose 4097 5\n  transpose 8192 --variant padded --json");
   if (auto code = cli.parse(argc, argv)) return *code;
   if (cli.given("ROWS") && !cli.given("COLS")) o.cols = o.rows;

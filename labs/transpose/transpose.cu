@@ -12,7 +12,7 @@
 namespace transpose {
 
 CUDALAB_VARIANTS(Variant,
-    {Variant::kNaive, "naive", "one element per thread: coalesced reads, writes 4 KB apart down a column"},
+    {Variant::kNaive, "naive", "one element per thread: coalesced reads, writes 4 x rows bytes apart down a column (32 KB at 8192)"},
     {Variant::kTiled, "tiled", "a 32 x 32 shared tile: both global accesses coalesced, a 32-way conflict reading it"},
     {Variant::kPadded, "padded", "the tile 32 x 33: a column's 32 words in 32 different banks"},
     {Variant::kSwizzled, "swizzled", "the tile 32 x 32, column XOR row: conflict-free without padding"},
