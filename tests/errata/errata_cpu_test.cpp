@@ -160,4 +160,56 @@ TEST(NotesErrata, A100RidgeDependsOnItsMemory) {
   EXPECT_NEAR(fp32_gflops / 2039, 9.6, 0.05);   // A100 80 GB SXM (HBM2e, 2039 GB/s)
 }
 
+// lecture2, the coarsening figure: N = 1000, two elements per thread, 256-thread blocks: "t232..t255 ->
+// 两个都越界，空转". Block 1's thread t has i = 512 + t and i + 256: for t = 232..255 the first is in range.
+TEST(NotesErrata, CoarsenedThreadsOfTheLastBlockAreNotIdle) {
+  const int n = 1000, block = 256, per_thread = 2;
+  const int grid = (n + per_thread * block - 1) / (per_thread * block);
+  ASSERT_EQ(grid, 2);
+  int idle = 0, one = 0;
+  for (int b = 0; b < grid; ++b) {
+    for (int t = 0; t < block; ++t) {
+      int in_range = 0;
+      for (int k = 0; k < per_thread; ++k) in_range += b * per_thread * block + k * block + t < n;
+      idle += in_range == 0;
+      one += in_range == 1;
+    }
+  }
+  EXPECT_EQ(idle, 0);   // no thread is idle
+  EXPECT_EQ(one, 24);   // t232..t255 of block 1 do one element (744..767) instead of two
+  EXPECT_LT(1 * per_thread * block + 0 * block + 232, n);  // t232's first element, 744, is in range
+}
+
+// lecture2, Q2: "寄存器每多 8 个，占用率就掉 25%" (256-thread blocks on the A100).
+TEST(NotesErrata, EightMoreRegistersCost25PercentOnlyFrom32To40) {
+  EXPECT_DOUBLE_EQ(occupancy(a100(), 256, 32).occupancy_percent, 100.0);
+  EXPECT_DOUBLE_EQ(occupancy(a100(), 256, 40).occupancy_percent, 75.0);
+  EXPECT_DOUBLE_EQ(occupancy(a100(), 256, 48).occupancy_percent, 62.5);  // 5 blocks: -12.5
+  EXPECT_DOUBLE_EQ(occupancy(a100(), 256, 56).occupancy_percent, 50.0);  // 4 blocks
+  EXPECT_DOUBLE_EQ(occupancy(a100(), 256, 64).occupancy_percent, 50.0);  // still 4 blocks: no drop at all
+}
+
+// lecture2, program 3 (mem_space_demo): "blocks_by_smem = 164 KB / (1 KB static + 1 KB dynamic) = 82".
+TEST(NotesErrata, TheOneKilobyteReservePerBlockLeavesFiftyFourBlocksBySharedMemory) {
+  occ::KernelSpec k;
+  k.block_threads = 256;
+  k.regs_per_thread = 32;
+  k.static_smem = 1024;
+  k.dynamic_smem = 1024;
+  const auto r = occ::compute(a100(), k);
+  EXPECT_EQ(r.by_shared_memory, 54);  // 164 KB / (1 + 1 + the driver's 1 KB per block)
+  EXPECT_EQ(r.resident_blocks, 8);    // the threads still bind: the notes' conclusion stands
+  EXPECT_EQ(164 / 2, 82);             // the notes' division, without the reserve
+}
+
+// hardware note, tuning: tiling "把全局访存次数从O(N³)降到O(N²)". C = A * B, N x N: the naive kernel
+// loads 2N per element of C (2N^3); with a T x T tile each element of A and B is loaded N/T times.
+TEST(NotesErrata, TilingDividesGlobalLoadsByTheTileWidthItStaysCubic) {
+  const auto naive = [](double n) { return 2 * n * n * n; };
+  const auto tiled = [](double n, double t) { return 2 * n * n * n / t; };
+  EXPECT_DOUBLE_EQ(naive(4096) / tiled(4096, 32), 32.0);       // fewer by the tile width
+  EXPECT_DOUBLE_EQ(tiled(8192, 32) / tiled(4096, 32), 8.0);     // doubling N: 8x, O(N^3) for a fixed tile
+  EXPECT_DOUBLE_EQ(tiled(8192, 8192) / tiled(4096, 4096), 4.0); // O(N^2) only with a tile as wide as N
+}
+
 }  // namespace
