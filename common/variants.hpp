@@ -3,6 +3,7 @@
 // ladder order, with its name (what --variant takes) and one line on what it changes. The lab's
 // all_variants / variant_name / variant_summary / parse_variant / variant_names read the table.
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,16 @@ bool find_by_name(const std::vector<V>& all, NameFn name, const std::string& tex
     }
   }
   return false;
+}
+
+// The row of variant `v` in a lab's own table (rows with an `id`); std::invalid_argument for an
+// id the table does not have (`lab` names the lab in the message).
+template <typename Rows, typename V>
+const auto& row_of(const Rows& rows, V v, const char* lab) {
+  for (const auto& r : rows) {
+    if (r.id == v) return r;
+  }
+  throw std::invalid_argument(std::string(lab) + ": not a variant of the table");
 }
 
 template <typename V>
@@ -114,15 +125,5 @@ std::vector<V> select_variants(const std::vector<V>& all, NameFn name, const std
 //   CUDALAB_VARIANTS(Variant,
 //       {Variant::kNaive, "naive", "one element per thread"},
 //       {Variant::kCoarsened2, "coarsened2", "2 elements per thread"})
-#define CUDALAB_VARIANTS(V, ...)                                                                 \
-  namespace {                                                                                   \
-  const ::cudalab::VariantTable<V>& variant_table() {                                           \
-    static const ::cudalab::VariantTable<V> table{__VA_ARGS__};                                 \
-    return table;                                                                               \
-  }                                                                                             \
-  }                                                                                             \
-  const std::vector<V>& all_variants() { return variant_table().ids(); }                        \
-  std::string variant_name(V v) { return variant_table().name(v); }                             \
-  std::string variant_summary(V v) { return variant_table().what(v); }                          \
-  std::vector<std::string> variant_names() { return variant_table().names(); }                   \
-  bool parse_variant(const std::string& name, V* out) { return variant_table().find(name, out); }
+#define CUDALAB_VARIANTS(V, ...) \
+  CUDALAB_VARIANTS_FROM(V, (std::initializer_list<::cudalab::VariantInfo<V>>{__VA_ARGS__}))

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/variants.hpp"
 #include "common/math.hpp"
 #include "common/warp_reduce.cuh"
 #include "mem_spaces.hpp"
@@ -228,12 +229,7 @@ const std::vector<AtomicRow>& atomic_rows() {
   return rows;
 }
 
-const AtomicRow& atomic_row(AtomicVariant v) {
-  for (const auto& r : atomic_rows()) {
-    if (r.id == v) return r;
-  }
-  throw std::invalid_argument("mem_spaces: not an atomic variant");
-}
+const AtomicRow& atomic_row(AtomicVariant v) { return cudalab::row_of(atomic_rows(), v, "mem_spaces"); }
 }  // namespace
 
 const std::vector<AtomicVariant>& atomic_variants() {

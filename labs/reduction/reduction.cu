@@ -578,10 +578,7 @@ const std::vector<Row<T>>& ladder() {
 
 template <typename T>
 const Row<T>& row_of(Variant v) {
-  for (const auto& r : ladder<T>()) {
-    if (r.id == v) return r;
-  }
-  throw std::invalid_argument("reduction: not a variant of the table");
+  return cudalab::row_of(ladder<T>(), v, "reduction");
 }
 
 struct DeviceShape {

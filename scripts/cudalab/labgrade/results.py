@@ -73,12 +73,16 @@ def fixed_list(labels, table, labs=None):
     return out
 
 
-def parse_junit(path):
-    """{name: (status, output, seconds)} with status passed | failed | skipped. Raises ValueError."""
+def _junit_root(path):
     try:
-        root = ET.parse(path).getroot()
+        return ET.parse(path).getroot()
     except (OSError, ET.ParseError) as e:
         raise ValueError(f"cannot read JUnit report {path}: {e}") from e
+
+
+def parse_junit(path):
+    """{name: (status, output, seconds)} with status passed | failed | skipped. Raises ValueError."""
+    root = _junit_root(path)
     cases = {}
     for case in root.iter("testcase"):
         name = case.get("name")
@@ -123,12 +127,8 @@ BATCH_LABEL = "gtest_batch"  # a ctest test that runs a whole GoogleTest binary 
 def timed_out_cases(path):
     """{case: seconds} of the cases of a JUnit report (scripts/gtest_batch.py's) that carry the
     attribute timed_out_s: ran past their limit."""
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as e:
-        raise ValueError(f"cannot read JUnit report {path}: {e}") from e
     out = {}
-    for case in root.iter("testcase"):
+    for case in _junit_root(path).iter("testcase"):
         try:
             if case.get("timed_out_s") is not None:
                 out[case.get("name")] = float(case.get("timed_out_s"))
