@@ -15,6 +15,33 @@ namespace cudalab {
 
 std::string DeviceFacts::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
+ArchLanes arch_lanes(int cc_major, int cc_minor) {
+  // FP32: 64 per SM on Volta, Turing and the A100; 128 from GA10x on (two FP32 datapaths per
+  // processing block). FP64: full rate (half of FP32) on the data-centre parts 7.0, 8.0, 9.0, 10.0;
+  // 2 per SM on the others.
+  switch (cc_major * 10 + cc_minor) {
+    case 70: return {true, 64, 32};
+    case 72: return {true, 64, 2};
+    case 75: return {true, 64, 2};
+    case 80: return {true, 64, 32};
+    case 86: return {true, 128, 2};
+    case 87: return {true, 128, 2};
+    case 89: return {true, 128, 2};
+    case 90: return {true, 128, 64};
+    case 100: return {true, 128, 64};
+    case 120: return {true, 128, 2};
+    default: return {};
+  }
+}
+
+double DeviceFacts::theoretical_fp32_gflops() const {
+  return sm_count * arch_lanes(cc_major, cc_minor).fp32 * 2.0 * sm_clock_khz / 1e6;
+}
+
+double DeviceFacts::theoretical_fp64_gflops() const {
+  return sm_count * arch_lanes(cc_major, cc_minor).fp64 * 2.0 * sm_clock_khz / 1e6;
+}
+
 double DeviceFacts::theoretical_bandwidth_gbps() const {
   return cudalab::theoretical_bandwidth_gbps(memory_clock_khz, memory_bus_width_bits);
 }

@@ -35,11 +35,24 @@ struct DeviceFacts {
   // "sm_90" for compute capability 9.0: the value for nvcc -arch.
   std::string arch() const;
   double theoretical_bandwidth_gbps() const;
+  // Lanes per SM for FP32 and FP64 FMAs (arch_lanes) and the FP32 peak they give: SMs x lanes
+  // x 2 FLOP x the peak SM clock (0 for an architecture the table does not know).
+  double theoretical_fp32_gflops() const;
+  double theoretical_fp64_gflops() const;
   long long max_resident_threads() const { return 1LL * sm_count * max_threads_per_sm; }
   long long max_resident_warps() const {
     return warp_size > 0 ? max_resident_threads() / warp_size : 0;
   }
 };
+
+// What one SM of compute capability major.minor completes per clock, by the CUDA C++ Programming
+// Guide's throughput table ("arithmetic instructions"): FP32 and FP64 fused multiply-adds. Each
+// counts 2 FLOP. known is false (lanes 0) for an architecture the table does not list.
+struct ArchLanes {
+  bool known = false;
+  int fp32 = 0, fp64 = 0;
+};
+ArchLanes arch_lanes(int cc_major, int cc_minor);
 
 // Peak DRAM bandwidth in GB/s (1e9 bytes/s): the memory transfers data twice per clock
 // (double data rate) over a bus of `bus_width_bits`. H200: 2 x 3201 MHz x 6016 bit / 8 = 4814 GB/s.

@@ -229,8 +229,11 @@ def main():
     print(f"gtest_batch: {len(cases)} cases in {processes} process(es): "
           f"{sum(r[0] == 'passed' for r in ordered.values())} passed, {len(bad)} failed, "
           f"{sum(r[0] == 'skipped' for r in ordered.values())} skipped")
-    for c in bad[:20]:
-        print(f"  FAILED {c}: {ordered[c][1].splitlines()[0] if ordered[c][1] else ''}")
+    for c in bad[:20]:  # the first lines of each failure's message (ctest --output-on-failure shows them)
+        lines = ordered[c][1].splitlines() if ordered[c][1] else [""]
+        print(f"  FAILED {c}: {lines[0]}")
+        for line in lines[1:12]:
+            print(f"    {line}")
     if bad:
         return 1
     if ordered and all(r[0] == "skipped" for r in ordered.values()):

@@ -100,6 +100,51 @@ def plot_reduction_ladder(b, gpu, out):
     save(fig, out, "reduction_ladder.png")
 
 
+def plot_matmul(b, gpu, out):
+    """The SIMT ladder in TFLOP/s with cuBLAS as a line; y = W x over the batch, with the roofline's
+    prediction."""
+    runs = b["runs"]
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.5))
+    ax = axes[0]
+    rows = good(runs["matmul_4096"]["variants"])
+    ladder = [r for r in rows if not r["baseline"]]
+    cublas = [r for r in rows if r["baseline"]]
+    tflops = [r["gflops"] / 1e3 for r in ladder]
+    ax.bar(range(len(ladder)), tflops, color="tab:blue")
+    ax.set_xticks(range(len(ladder)))
+    ax.set_xticklabels([r["variant"] for r in ladder], rotation=35, ha="right", fontsize=9)
+    for i, t in enumerate(tflops):
+        ax.text(i, t + 0.5, f"{t:.1f}", ha="center", fontsize=8)
+    if cublas:
+        ax.axhline(cublas[0]["gflops"] / 1e3, color="tab:gray", linestyle="--",
+                   label=f"cuBLAS SGEMM {cublas[0]['gflops'] / 1e3:.1f} TFLOP/s")
+    peak = runs["matmul_4096"]["peak_fp32_gflops"] / 1e3
+    ax.axhline(peak, color="black", linestyle=":", label=f"FP32 peak {peak:.1f} TFLOP/s")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title("The SIMT ladder, 4096^3 FP32")
+    ax.legend(fontsize=9)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax = axes[1]
+    sweep = good(runs["matmul_gemv"]["sweep"])
+    for variant, marker in (("cublas", "o"), ("async_pipeline", "s")):
+        mine = [r for r in sweep if r["variant"] == variant]
+        ax.plot([r["batch"] for r in mine], [r["median_ms"] for r in mine], marker=marker, label=variant)
+    base = [r for r in sweep if r["variant"] == "cublas"]
+    ax.plot([r["batch"] for r in base], [r["roofline_ms"] for r in base], color="black", linestyle=":",
+            label="roofline: max(bytes / copy ceiling, FLOPs / FP32 peak)")
+    knee = runs["matmul_gemv"]["knee_predicted_batch"]
+    ax.axvline(knee, color="tab:red", linestyle="--", linewidth=1, label=f"intensity = ridge at b = {knee:.0f}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_xlabel("batch b (vectors multiplied by W at once)")
+    ax.set_ylabel("ms")
+    ax.set_title(f"y = W x, W {runs['matmul_gemv']['shape']}: GEMV (flat) to GEMM (rising)")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(f"matmul on {gpu}")
+    save(fig, out, "matmul.png")
+
+
 def plot_divergence(b, gpu, out):
     d = b["runs"]["divergence"]
     rows = good(d["variants"])
@@ -162,6 +207,11 @@ def plot_roofline(b, gpu, out):
     ob = max(good(runs["occupancy"]["bandwidth_vs_occupancy"]), key=lambda r: r["gbps"])
     points.append(("out = 2 * in (occupancy lab)", 1 / 8, ob["gbps"] / 8))  # one multiply per 8 bytes
     point("divergence", [r for r in good(runs["divergence"]["variants"]) if r["variant"] == "uniform"][0])
+    if "matmul_4096" in runs:  # at the fewest bytes (A, B read once, C written once); the README has Nsight's
+        mm = {r["variant"]: r for r in good(runs["matmul_4096"]["variants"])}
+        for v in ("naive", "smem32", "async_pipeline", "cublas"):
+            if v in mm:
+                point("matmul 4096^3, fewest bytes", mm[v])
     rms_flop, rms_bytes = rl["rmsnorm_flops"], rl["rmsnorm_bytes"]
     points.append(("RMSNorm, BF16 (roofline lab)", rms_flop / rms_bytes, rms_flop / (rl["rmsnorm_us"] * 1e-6) / 1e9))
     fig, ax = plt.subplots(figsize=(9, 6))
@@ -171,7 +221,7 @@ def plot_roofline(b, gpu, out):
     dial = good(rl["dial_fp32"])
     ax.plot([r["ai"] for r in dial], [r["gflops"] for r in dial], marker=".", color="tab:gray", linestyle="--",
             label="the FP32 dial (k FMAs per element)")
-    for (name, ai, perf), marker in zip(points, "osD^v"):
+    for (name, ai, perf), marker in zip(points, "osD^vP*Xhp"):
         ax.plot(ai, perf, marker=marker, markersize=9, linestyle="none", label=f"{name}: {perf:.0f} GFLOP/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)
@@ -309,7 +359,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
     status = 0
-    for fn in (plot_bandwidth, plot_reduction_ladder, plot_divergence, plot_occupancy, plot_roofline,
+    for fn in (plot_bandwidth, plot_reduction_ladder, plot_matmul, plot_divergence, plot_occupancy, plot_roofline,
                plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose,
                plot_coalescing):
         try:

@@ -14,7 +14,8 @@ lab launches the same kernel at 12.5% to 100% occupancy, and one mean row hides 
 Metrics: divergence: branch uniformity and threads per instruction; vec_add / rgba_split: DRAM
 throughput and sectors per request; occupancy: achieved vs theoretical occupancy; reduction:
 DRAM throughput and shared-memory bank conflicts; transpose: bank conflicts and store sectors
-per request; coalescing: sectors per request and DRAM bytes read; roofline: DRAM and SM
+per request; coalescing: sectors per request and DRAM bytes read; matmul: DRAM and L2 bytes,
+FMA pipe use and shared-memory bank conflicts; roofline: DRAM and SM
 throughput, DRAM bytes and FMA instructions; mem_spaces: local-memory and atomic traffic.
 ncu runs with --clock-control none (the GPU's own clocks, as the labs measure). Without a GPU
 or without ncu it prints "skipped: ..." and exits 0.
@@ -64,9 +65,11 @@ SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branc
          "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors",
          "launch__grid_size": "grid", "launch__block_size": "block",
          "launch__shared_mem_per_block_dynamic": "dyn smem B",
-         "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM % peak"}
+         "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM % peak",
+         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe %"}
 # Large counters shown scaled (metric: scale, column name).
 SCALED = {"dram__bytes_read.sum": (1e-6, "DRAM read MB"), "dram__bytes_write.sum": (1e-6, "DRAM write MB"),
+          "lts__t_bytes.sum": (1e-6, "L2 MB"),
           "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": (1e-6, "M FFMA (thread)"),
           "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum": (1e-6, "M DFMA (thread)")}
 

@@ -28,7 +28,7 @@ sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanit
 mkdir -p "$out"
 
 # Tests that provoke CUDA errors on purpose, and the huge cases (too slow under the tools).
-gtest_filter='-CudaErrorPaths.*:RgbaHuge.*:*17x2000000*:*n1048579*:*n16777216*:*n1048577*:*PastTwo*'
+gtest_filter='-CudaErrorPaths.*:*EachMistakeSurfaces*:RgbaHuge.*:*17x2000000*:*n1048579*:*n16777216*:*n1048577*:*PastTwo*'
 status=0
 printf "%-24s %-10s %s\n" "target" "tool" "errors" | tee "$out/summary.txt"
 run_tool() {  # name tool command...

@@ -260,11 +260,11 @@ int run(int argc, char** argv) {
   const roofline::FmaPeak fp64 = roofline::fma_peak<double>(256, 4096);
   roofs.fp32 = fp32.flops;
   roofs.fp64 = fp64.flops;
-  const double lanes = facts.sm_count * 128.0 * 2.0;  // FP32 FLOP per clock: 128 FMA lanes per SM
+  const double lanes = facts.sm_count * cudalab::arch_lanes(facts.cc_major, facts.cc_minor).fp32 * 2.0;  // FP32 FLOP per clock
   report.heading("The roofs, measured in this run");
   report.field("copy_ceiling_gbps", "memory roof: copy ceiling", Value(ceiling.gbps, 0), "GB/s");
   report.field("peak_fp32_gflops", "FP32 roof: 8 FMA chains per thread", Value(roofs.fp32 / 1e9, 0), "GFLOP/s");
-  report.field("theoretical_fp32_gflops", "FP32, theoretical (SMs x 128 x 2 x max clock)",
+  report.field("theoretical_fp32_gflops", "FP32, theoretical (SMs x FP32 lanes x 2 x max clock)",
                Value(lanes * facts.sm_clock_khz * 1e3 / 1e9, 0), "GFLOP/s");
   report.field("fma_clock_ghz", "SM clock while the FMA kernel ran (clock64 / time)", Value(fp32.clock_hz / 1e9, 3), "GHz");
   report.field("theoretical_fp32_at_clock_gflops", "FP32, theoretical at that clock", Value(lanes * fp32.clock_hz / 1e9, 0),

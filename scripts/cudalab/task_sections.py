@@ -21,7 +21,9 @@ def function_of(text, region):
     lines = text.split("\n")
     for line in reversed(lines[:region.begin - 1]):
         if line and not line[0].isspace() and "(" in line and not line.startswith(("//", "#", "}")):
-            m = re.search(r"(\w+)\s*\(", line[line.find("__global__") + 10 if "__global__" in line else 0:])
+            head = line[line.find("__global__") + 10 if "__global__" in line else 0:]
+            head = re.sub(r"__launch_bounds__\s*\([^)]*\)", "", head)  # a qualifier, not the name
+            m = re.search(r"(\w+)\s*\(", head)
             if m:
                 return m.group(1)
     return "?"

@@ -45,6 +45,38 @@ TEST(DeviceFacts, DerivedNumbers) {
   EXPECT_NEAR(f.theoretical_bandwidth_gbps(), 4814.3, 0.05);
 }
 
+TEST(ArchLanes, EveryArchitectureFromVoltaToBlackwell) {
+  struct Case {
+    int major, minor, fp32, fp64;
+  };
+  for (const Case c : {Case{7, 0, 64, 32}, Case{7, 5, 64, 2}, Case{8, 0, 64, 32}, Case{8, 6, 128, 2},
+                       Case{8, 9, 128, 2}, Case{9, 0, 128, 64}, Case{10, 0, 128, 64}, Case{12, 0, 128, 2}}) {
+    const cudalab::ArchLanes lanes = cudalab::arch_lanes(c.major, c.minor);
+    EXPECT_TRUE(lanes.known) << c.major << "." << c.minor;
+    EXPECT_EQ(lanes.fp32, c.fp32) << c.major << "." << c.minor;
+    EXPECT_EQ(lanes.fp64, c.fp64) << c.major << "." << c.minor;
+  }
+  EXPECT_FALSE(cudalab::arch_lanes(6, 1).known);
+  EXPECT_EQ(cudalab::arch_lanes(11, 0).fp32, 0);
+}
+
+TEST(ArchLanes, PeaksOfTheH200AndTheA100) {
+  cudalab::DeviceFacts h200;
+  h200.cc_major = 9;
+  h200.sm_count = 132;
+  h200.sm_clock_khz = 1980000;
+  EXPECT_NEAR(h200.theoretical_fp32_gflops(), 66908.2, 0.1);  // 132 x 128 x 2 x 1.98 GHz
+  EXPECT_NEAR(h200.theoretical_fp64_gflops(), 33454.1, 0.1);
+  cudalab::DeviceFacts a100;
+  a100.cc_major = 8;
+  a100.sm_count = 108;
+  a100.sm_clock_khz = 1410000;
+  EXPECT_NEAR(a100.theoretical_fp32_gflops(), 19491.8, 0.1);  // the notes' 19.5 TFLOP/s
+  cudalab::DeviceFacts unknown = h200;
+  unknown.cc_major = 11;
+  EXPECT_EQ(unknown.theoretical_fp32_gflops(), 0.0);
+}
+
 TEST(UsableDeviceCount, NeverThrowsAndExplainsZero) {
   std::string why;
   const int n = cudalab::usable_device_count(&why);

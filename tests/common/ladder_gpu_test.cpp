@@ -95,7 +95,10 @@ TEST(Ladder, AKernelThatComputesOnlyOnItsFirstLaunchIsWrongNotFast) {
 }
 
 // Work enqueued on a stream of its own is not inside the timer's events; the host's clock up to
-// a device-wide synchronise sees it, and the result is suspect (never the best).
+// a device-wide synchronise sees it, and the result is suspect (never the best). The host's
+// clock also counts time the GPU spent on other processes' work (ctest -j runs GPU tests side by
+// side), so an honest rung may look suspect in one attempt; it must be clean in one of three,
+// while the hidden work is seen in every attempt.
 TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
   CUDALAB_REQUIRE_GPU();
   cudalab::Benchmarker bench({1, 5, false});
@@ -109,15 +112,24 @@ TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
     CUDA_CHECK(cudaMemsetAsync(buf.data(), 0x11, buf.size(), own));
   };
   auto honest = memset_rung("honest", buf, 0x11, log);
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {sneaky, honest});
-  const auto& timing = ladder.rungs[0].result.timing;
-  EXPECT_TRUE(ladder.rungs[0].result.correct);
-  EXPECT_TRUE(timing.work_outside_the_timed_stream()) << timing.host_min_ms << " ms vs " << timing.max_ms;
-  EXPECT_NE(ladder.rungs[0].result.suspect.find("outside the timed stream"), std::string::npos);
-  EXPECT_TRUE(ladder.rungs[1].result.suspect.empty()) << ladder.rungs[1].result.suspect << " host "
-                                                      << ladder.rungs[1].result.timing.host_min_ms << " ms";
-  EXPECT_EQ(ladder.best, 1);
-  EXPECT_GE(timing.host_samples_ms.size(), 5u);
+  std::string honest_suspect;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {sneaky, honest});
+    const auto& timing = ladder.rungs[0].result.timing;
+    EXPECT_TRUE(ladder.rungs[0].result.correct);
+    EXPECT_TRUE(timing.work_outside_the_timed_stream()) << timing.host_min_ms << " ms vs " << timing.max_ms;
+    EXPECT_NE(ladder.rungs[0].result.suspect.find("outside the timed stream"), std::string::npos);
+    EXPECT_NE(ladder.best, 0);
+    EXPECT_GE(timing.host_samples_ms.size(), 5u);
+    honest_suspect = ladder.rungs[1].result.suspect;
+    if (honest_suspect.empty()) {
+      EXPECT_EQ(ladder.best, 1);
+      break;
+    }
+    honest_suspect += " (host " + std::to_string(ladder.rungs[1].result.timing.host_min_ms) + " ms, events " +
+                      std::to_string(ladder.rungs[1].result.timing.max_ms) + " ms)";
+  }
+  EXPECT_TRUE(honest_suspect.empty()) << "honest rung suspect in 3 attempts: " << honest_suspect;
 }
 
 }  // namespace

@@ -1,0 +1,826 @@
+// matmul: the kernels of the SIMT ladder, their table, and cuBLAS.
+//
+// Every kernel computes C = A * B for row-major A (m x k), B (k x n), C (m x n) at any size:
+// a tile that hangs over an edge loads zeros where the matrices end and stores only inside C.
+// Each rung says what the one before it wasted and what it changes.
+#include "matmul.hpp"
+
+#include <cublas_v2.h>
+
+#include <cmath>
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/math.hpp"
+
+namespace matmul {
+namespace {
+
+using std::size_t;
+
+// ---- 1. naive: one thread per element of C --------------------------------------------------
+// threadIdx.x walks the ROWS of C: the 32 threads of a warp read 32 rows of A (k floats apart:
+// 32 transactions per load) and one element of B, and store down a column of C. 2 global loads
+// per FMA, and nothing is reused in the SM: every operand comes from L2 or DRAM.
+__global__ void matmul_naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                             int n, int k) {
+  const int row = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int col = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (row >= m || col >= n) return;
+  float acc = 0.0f;
+  for (int p = 0; p < k; ++p) acc = fmaf(a[static_cast<size_t>(row) * k + p], b[static_cast<size_t>(p) * n + col], acc);
+  c[static_cast<size_t>(row) * n + col] = acc;
+}
+
+// ---- 2. coalesced: threadIdx.x walks the columns -------------------------------------------
+// The same arithmetic with the mapping turned: a warp reads one element of A (a broadcast) and
+// 32 consecutive floats of B (one 128-byte line), and stores a row segment of C. Still 2 loads
+// per FMA; L1 now serves most of them.
+__global__ void matmul_coalesced(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                 int n, int k) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (row >= m || col >= n) return;
+  float acc = 0.0f;
+  for (int p = 0; p < k; ++p) acc = fmaf(a[static_cast<size_t>(row) * k + p], b[static_cast<size_t>(p) * n + col], acc);
+  c[static_cast<size_t>(row) * n + col] = acc;
+}
+
+// ---- 3. shared-memory tiles: T x T threads share a T x T tile of A and of B ------------------
+// Each element brought into shared memory is used by T threads: global loads per FMA fall from
+// 2 to 2 / T. The inner loop now reads shared memory: 2 shared loads per FMA, which limits it.
+template <int T>
+__global__ void __launch_bounds__(T* T) matmul_smem(const float* __restrict__ a, const float* __restrict__ b,
+                                                     float* __restrict__ c, int m, int n, int k) {
+  __shared__ float as[T][T];
+  __shared__ float bs[T][T];
+  // STUDENT-BEGIN(matmul.smem_tile): the shared-memory tile
+  // TASK: Thread (tx, ty) of block (bx, by) computes C[row][col] with row = by * T + ty and
+  // col = bx * T + tx. Walk K in steps of T: each step, the block loads the T x T tile of A at
+  // (by * T, p0) and of B at (p0, bx * T) into as and bs, one element per thread
+  // (as[ty][tx] = A[row][p0 + tx], bs[ty][tx] = B[p0 + ty][col]; 0 outside the matrices), waits for
+  // the whole tile, adds the T products as[ty][q] * bs[q][tx], and waits again before the next
+  // tile overwrites them. Store C[row][col] only inside C. Use size_t offsets.
+  // HINT: about 15 lines; two __syncthreads() per step.
+  // STUB: (void)a; (void)b; (void)c; (void)m; (void)n; (void)k; (void)as; (void)bs;
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int row = static_cast<int>(blockIdx.y) * T + ty, col = static_cast<int>(blockIdx.x) * T + tx;
+  float acc = 0.0f;
+  for (int p0 = 0; p0 < k; p0 += T) {
+    as[ty][tx] = row < m && p0 + tx < k ? a[static_cast<size_t>(row) * k + p0 + tx] : 0.0f;
+    bs[ty][tx] = p0 + ty < k && col < n ? b[static_cast<size_t>(p0 + ty) * n + col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < T; ++q) acc = fmaf(as[ty][q], bs[q][tx], acc);
+    __syncthreads();
+  }
+  if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc;
+  // STUDENT-END(matmul.smem_tile)
+}
+
+// ---- the loaders of the block-tiled kernels ---------------------------------------------------
+// The BM x BK tile of A at (row0, p0) and the BK x BN tile of B at (p0, col0), zeros outside the
+// matrices. Vec: 16-byte loads (k and n multiples of 4, so a float4 is wholly in or out).
+template <int BM, int BK, int Threads>
+__device__ __forceinline__ void load_a(const float* __restrict__ a, float (*as)[BK], int m, int k, int row0, int p0) {
+  for (int i = static_cast<int>(threadIdx.x); i < BM * BK; i += Threads) {
+    const int r = i / BK, q = i % BK;
+    as[r][q] = row0 + r < m && p0 + q < k ? a[static_cast<size_t>(row0 + r) * k + p0 + q] : 0.0f;
+  }
+}
+template <int BK, int BN, int Threads>
+__device__ __forceinline__ void load_b(const float* __restrict__ b, float (*bs)[BN], int n, int k, int p0, int col0) {
+  for (int i = static_cast<int>(threadIdx.x); i < BK * BN; i += Threads) {
+    const int r = i / BN, q = i % BN;
+    bs[r][q] = p0 + r < k && col0 + q < n ? b[static_cast<size_t>(p0 + r) * n + col0 + q] : 0.0f;
+  }
+}
+
+// A's tile stored transposed (ast[q * LDA + r]: the BM values of one k side by side, rows LDA
+// floats apart), read from global memory 4 floats along k at a time. Two threads share each row
+// of the tile (BK = 8): with LDA = BM their four stores land in the same banks (2-way); LDA = BM + 4
+// moves the second thread's by 16 banks.
+template <int BM, int BK, int LDA, int Threads, bool Vec>
+__device__ __forceinline__ void load_a_transposed(const float* __restrict__ a, float* ast, int m, int k, int row0, int p0) {
+  for (int g = static_cast<int>(threadIdx.x); g < BM * BK / 4; g += Threads) {
+    const int r = g / (BK / 4), q = (g % (BK / 4)) * 4;
+    const bool row_in = row0 + r < m;
+    const float* src = a + static_cast<size_t>(row0 + r) * k + p0 + q;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if constexpr (Vec) {
+      if (row_in && p0 + q < k) v = *reinterpret_cast<const float4*>(src);
+    } else if (row_in) {
+      if (p0 + q < k) v.x = src[0];
+      if (p0 + q + 1 < k) v.y = src[1];
+      if (p0 + q + 2 < k) v.z = src[2];
+      if (p0 + q + 3 < k) v.w = src[3];
+    }
+    ast[q * LDA + r] = v.x;
+    ast[(q + 1) * LDA + r] = v.y;
+    ast[(q + 2) * LDA + r] = v.z;
+    ast[(q + 3) * LDA + r] = v.w;
+  }
+}
+template <int BK, int BN, int Threads, bool Vec>
+__device__ __forceinline__ void load_b_vec(const float* __restrict__ b, float (*bs)[BN], int n, int k, int p0, int col0) {
+  for (int g = static_cast<int>(threadIdx.x); g < BK * BN / 4; g += Threads) {
+    const int r = g / (BN / 4), q = (g % (BN / 4)) * 4;
+    const bool row_in = p0 + r < k;
+    const float* src = b + static_cast<size_t>(p0 + r) * n + col0 + q;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if constexpr (Vec) {
+      if (row_in && col0 + q < n) v = *reinterpret_cast<const float4*>(src);
+    } else if (row_in) {
+      if (col0 + q < n) v.x = src[0];
+      if (col0 + q + 1 < n) v.y = src[1];
+      if (col0 + q + 2 < n) v.z = src[2];
+      if (col0 + q + 3 < n) v.w = src[3];
+    }
+    *reinterpret_cast<float4*>(&bs[r][q]) = v;
+  }
+}
+
+// Four results of one row of C at (row, col..col+3): one 16-byte store when Vec (n % 4 == 0,
+// so the four are all inside or all outside), else one at a time.
+template <bool Vec>
+__device__ __forceinline__ void store4(float* __restrict__ c, int m, int n, int row, int col, float x, float y, float z,
+                                       float w) {
+  if (row >= m) return;
+  float* dst = c + static_cast<size_t>(row) * n + col;
+  if constexpr (Vec) {
+    if (col < n) *reinterpret_cast<float4*>(dst) = make_float4(x, y, z, w);
+  } else {
+    if (col < n) dst[0] = x;
+    if (col + 1 < n) dst[1] = y;
+    if (col + 2 < n) dst[2] = z;
+    if (col + 3 < n) dst[3] = w;
+  }
+}
+
+// ---- 4. 1D register tiling: each thread computes TM elements of a column of C ---------------
+// A BM x BN block tile with BK-deep slices. A thread keeps TM accumulators and reuses each B
+// value it reads from shared memory TM times: shared loads per FMA fall from 2 to 1 + 1/TM, and
+// global loads per FMA are 1/BN + 1/BM.
+template <int BM, int BN, int BK, int TM>
+__global__ void __launch_bounds__(BM* BN / TM) matmul_reg1d(const float* __restrict__ a, const float* __restrict__ b,
+                                                             float* __restrict__ c, int m, int n, int k) {
+  constexpr int kThreads = BM * BN / TM;
+  __shared__ float as[BM][BK];
+  __shared__ float bs[BK][BN];
+  const int tcol = static_cast<int>(threadIdx.x) % BN, trow = static_cast<int>(threadIdx.x) / BN;
+  const int row0 = static_cast<int>(blockIdx.y) * BM, col0 = static_cast<int>(blockIdx.x) * BN;
+  float acc[TM] = {};
+  for (int p0 = 0; p0 < k; p0 += BK) {
+    load_a<BM, BK, kThreads>(a, as, m, k, row0, p0);
+    load_b<BK, BN, kThreads>(b, bs, n, k, p0, col0);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < BK; ++q) {
+      const float bq = bs[q][tcol];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) acc[i] = fmaf(as[trow * TM + i][q], bq, acc[i]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = row0 + trow * TM + i, col = col0 + tcol;
+    if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc[i];
+  }
+}
+
+// ---- 5. 2D register tiling: each thread computes a TM x TN block of C ------------------------
+// Per k, a thread reads TM values of A and TN of B from shared memory into registers and does
+// their TM x TN outer product: shared loads per FMA fall to 1/TN + 1/TM (1/4 at 8 x 8), global
+// loads per FMA to 1/BN + 1/BM (1/64 at 128 x 128).
+template <int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__(BM* BN / (TM * TN)) matmul_reg2d(const float* __restrict__ a, const float* __restrict__ b,
+                                                                    float* __restrict__ c, int m, int n, int k) {
+  constexpr int kThreads = BM * BN / (TM * TN);
+  __shared__ float as[BM][BK];
+  __shared__ float bs[BK][BN];
+  // STUDENT-BEGIN(matmul.reg_tile_2d): the 2D register tile
+  // TASK: The block computes the BM x BN tile of C at (row0, col0) = (blockIdx.y * BM,
+  // blockIdx.x * BN); thread t owns the TM x TN block at rows row0 + (t / (BN / TN)) * TM and
+  // columns col0 + (t % (BN / TN)) * TN. Keep its TM x TN sums in a register array. For each
+  // BK-deep slice of K: load_a / load_b fill as and bs (zeros outside the matrices); after a
+  // barrier, for each q < BK read TM values as[..][q] and TN values bs[q][..] into two register
+  // arrays and add their outer product; a barrier before the next slice. Store the block of C,
+  // only the elements inside C.
+  // HINT: about 30 lines; index register arrays only with unrolled (constant) indices.
+  // STUB: (void)a; (void)b; (void)c; (void)m; (void)n; (void)k; (void)as; (void)bs; (void)kThreads;
+  const int trow = static_cast<int>(threadIdx.x) / (BN / TN), tcol = static_cast<int>(threadIdx.x) % (BN / TN);
+  const int row0 = static_cast<int>(blockIdx.y) * BM, col0 = static_cast<int>(blockIdx.x) * BN;
+  float acc[TM][TN] = {};
+  float ra[TM], rb[TN];
+  for (int p0 = 0; p0 < k; p0 += BK) {
+    load_a<BM, BK, kThreads>(a, as, m, k, row0, p0);
+    load_b<BK, BN, kThreads>(b, bs, n, k, p0, col0);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < BK; ++q) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i) ra[i] = as[trow * TM + i][q];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) rb[j] = bs[q][tcol * TN + j];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int row = row0 + trow * TM + i, col = col0 + tcol * TN + j;
+      if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc[i][j];
+    }
+  }
+  // STUDENT-END(matmul.reg_tile_2d)
+}
+
+// ---- 6. 16-byte loads, A transposed in shared memory ----------------------------------------
+// The 2D register tile read A's column q one float per row (TM scalar shared loads, each
+// thread's rows BK words apart) and loaded global memory one float at a time. Here global loads
+// are float4, A's tile is stored transposed (ast[q][row]) so a thread's TM values of A are two
+// float4 side by side, and B's TN values two float4 too: 4 shared loads per 64 FMAs. Threads of
+// a warp read B 32 bytes apart (TN = 8 floats): two of them per bank group, a 2-way conflict
+// that the warp tile removes.
+template <int BM, int BN, int BK, bool Vec>
+__global__ void __launch_bounds__(BM* BN / 64) matmul_vectorized(const float* __restrict__ a, const float* __restrict__ b,
+                                                                  float* __restrict__ c, int m, int n, int k) {
+  constexpr int TM = 8, TN = 8, kThreads = BM * BN / (TM * TN);
+  __shared__ __align__(16) float ast[BK][BM];
+  __shared__ __align__(16) float bs[BK][BN];
+  const int trow = static_cast<int>(threadIdx.x) / (BN / TN), tcol = static_cast<int>(threadIdx.x) % (BN / TN);
+  const int row0 = static_cast<int>(blockIdx.y) * BM, col0 = static_cast<int>(blockIdx.x) * BN;
+  float acc[TM][TN] = {};
+  for (int p0 = 0; p0 < k; p0 += BK) {
+    load_a_transposed<BM, BK, BM, kThreads, Vec>(a, &ast[0][0], m, k, row0, p0);
+    load_b_vec<BK, BN, kThreads, Vec>(b, bs, n, k, p0, col0);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < BK; ++q) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&ast[q][trow * TM]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&ast[q][trow * TM + 4]);
+      const float4 b0 = *reinterpret_cast<const float4*>(&bs[q][tcol * TN]);
+      const float4 b1 = *reinterpret_cast<const float4*>(&bs[q][tcol * TN + 4]);
+      const float ra[TM] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float rb[TN] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = row0 + trow * TM + i, col = col0 + tcol * TN;
+    store4<Vec>(c, m, n, row, col, acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    store4<Vec>(c, m, n, row, col + 4, acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+  }
+}
+
+// ---- the warp tile ---------------------------------------------------------------------------
+// The block's BM x BN tile is split among its warps, WM x WN each; a warp's 32 lanes form 8 rows
+// x 4 columns, and each lane computes (WM / 32) x (WN / 16) sub-blocks of 4 x 4, the sub-blocks
+// 32 rows and 16 columns apart. Per k, lane (lr, lc) reads float4s at rows i * 32 + lr * 4 of A
+// and columns j * 16 + lc * 4 of B: the warp's 8 (A) and 4 (B) distinct float4s are consecutive,
+// one shared-memory wavefront each, every other lane served by broadcast.
+template <int BM, int BN, int WM, int WN>
+struct WarpTile {
+  static constexpr int kWarpsN = BN / WN;
+  static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
+  static constexpr int kIterM = WM / 32, kIterN = WN / 16;  // 4 x 4 sub-blocks per lane
+  int wm0, wn0, lr, lc;
+  __device__ WarpTile() {
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    wm0 = (warp / kWarpsN) * WM;
+    wn0 = (warp % kWarpsN) * WN;
+    lr = lane / 4;
+    lc = lane % 4;
+  }
+  // acc += the outer products of one BK slice: ast[BK][ldA] (A transposed), bs[BK][ldB].
+  template <int BK>
+  __device__ __forceinline__ void multiply(const float* ast, int lda, const float* bs, int ldb,
+                                           float (&acc)[kIterM * 4][kIterN * 4]) const {
+#pragma unroll
+    for (int q = 0; q < BK; ++q) {
+      float ra[kIterM * 4], rb[kIterN * 4];
+#pragma unroll
+      for (int i = 0; i < kIterM; ++i) {
+        const float4 v = *reinterpret_cast<const float4*>(ast + q * lda + wm0 + i * 32 + lr * 4);
+        ra[i * 4] = v.x;
+        ra[i * 4 + 1] = v.y;
+        ra[i * 4 + 2] = v.z;
+        ra[i * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int j = 0; j < kIterN; ++j) {
+        const float4 v = *reinterpret_cast<const float4*>(bs + q * ldb + wn0 + j * 16 + lc * 4);
+        rb[j * 4] = v.x;
+        rb[j * 4 + 1] = v.y;
+        rb[j * 4 + 2] = v.z;
+        rb[j * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < kIterM * 4; ++i) {
+#pragma unroll
+        for (int j = 0; j < kIterN * 4; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+      }
+    }
+  }
+  template <bool Vec>
+  __device__ __forceinline__ void store(float* __restrict__ c, int m, int n, int row0, int col0,
+                                        const float (&acc)[kIterM * 4][kIterN * 4]) const {
+#pragma unroll
+    for (int i = 0; i < kIterM; ++i) {
+#pragma unroll
+      for (int ii = 0; ii < 4; ++ii) {
+        const int row = row0 + wm0 + i * 32 + lr * 4 + ii;
+#pragma unroll
+        for (int j = 0; j < kIterN; ++j) {
+          const int col = col0 + wn0 + j * 16 + lc * 4;
+          const float* v = acc[i * 4 + ii] + j * 4;
+          store4<Vec>(c, m, n, row, col, v[0], v[1], v[2], v[3]);
+        }
+      }
+    }
+  }
+};
+
+// ---- 7. warp tiling --------------------------------------------------------------------------
+// The vectorized kernel's threads each own one contiguous 8 x 8 block, so a warp's B reads are
+// 32 bytes apart (2-way conflicts) and its 32 threads cover an 8 x 128 strip that shares little.
+// Here each warp owns a 64 x 32 warp tile and each lane four 4 x 4 sub-blocks spread over it:
+// conflict-free float4 reads, and a warp's operands come from a compact 64 x 32 region.
+template <int BM, int BN, int BK, int WM, int WN, bool Vec>
+__global__ void __launch_bounds__(WarpTile<BM, BN, WM, WN>::kThreads)
+    matmul_warptile(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k) {
+  using W = WarpTile<BM, BN, WM, WN>;
+  constexpr int kLda = BM + 4;  // conflict-free transposed stores (load_a_transposed)
+  __shared__ __align__(16) float ast[BK][kLda];
+  __shared__ __align__(16) float bs[BK][BN];
+  const W w;
+  const int row0 = static_cast<int>(blockIdx.y) * BM, col0 = static_cast<int>(blockIdx.x) * BN;
+  float acc[W::kIterM * 4][W::kIterN * 4] = {};
+  for (int p0 = 0; p0 < k; p0 += BK) {
+    load_a_transposed<BM, BK, kLda, W::kThreads, Vec>(a, &ast[0][0], m, k, row0, p0);
+    load_b_vec<BK, BN, W::kThreads, Vec>(b, bs, n, k, p0, col0);
+    __syncthreads();
+    w.template multiply<BK>(&ast[0][0], kLda, &bs[0][0], BN, acc);
+    __syncthreads();
+  }
+  w.template store<Vec>(c, m, n, row0, col0, acc);
+}
+
+// ---- 8. asynchronous copies into a multi-stage pipeline --------------------------------------
+// The warp tile waits at every slice: load, barrier, compute, barrier, and while the slice loads
+// no FMA issues (two resident blocks per SM hide part of it). cp.async (sm_80+) copies global
+// memory into shared memory without passing through registers and without blocking the thread:
+// the block keeps Stages - 1 slices in flight while it computes on the oldest. One barrier per
+// slice. A's elements go to their transposed places 4 bytes at a time, B's 16 bytes at a time.
+__device__ __forceinline__ void cp_async4(float* smem, const float* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
+#else
+  *smem = valid ? *src : 0.0f;  // sm_75 and older: a plain copy (launch() reports it, fallback())
+#endif
+}
+__device__ __forceinline__ void cp_async16(float* smem, const float* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+#else
+  *reinterpret_cast<float4*>(smem) = valid ? *reinterpret_cast<const float4*>(src) : make_float4(0, 0, 0, 0);
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+#endif
+}
+
+// The copies one thread issues for each slice, worked out once: its rows, columns and shared-
+// memory offsets do not change from slice to slice (only p0 moves along K), so the loop that
+// issues a slice is the copies and a compare each, not the index arithmetic of a generic loop
+// (which took as many issue slots as the FMAs at first).
+//
+// A's slice goes to ast[q * LDA + r] 4 bytes at a time. A warp takes 8 rows x 4 consecutive k
+// (16 bytes of each row: 8 sectors per request) and, with LDA = BM + 8, its 32 stores land in 32
+// different banks (bank = 8 q + r mod 32). B's slice goes to bs[r * BN + q] as it is, 16 bytes
+// at a time (Vec) or 4.
+template <int BM, int BN, int BK, int LDA, int Threads, bool Vec>
+struct SliceCopier {
+  static_assert(BK % 4 == 0 && BM % (Threads / 4) == 0, "A: rows of Threads / 4 per pass");
+  static constexpr int kRowsA = Threads / 4, kPassesA = BM / kRowsA;
+  static constexpr int kWidthB = Vec ? 4 : 1;                        // floats per copy of B
+  static constexpr int kPerRowB = BN / kWidthB;                      // copies per row of B's slice
+  static_assert(Threads % kPerRowB == 0 && BK % (Threads / kPerRowB) == 0, "B: whole rows per pass");
+  static constexpr int kRowsB = Threads / kPerRowB, kCopiesB = BK / kRowsB;
+  const float* a_src;  // A[row0 + ra][qa]: this thread's first copy, at p0 = 0
+  const float* b_src;  // B[rb][col0 + qb]
+  int ra, qa, rb, qb;
+  unsigned a_rows_in;  // bit p: row ra + p * kRowsA is inside A
+  bool b_col_in;       // the column(s) this thread copies are inside B
+  size_t a_pass;       // floats between passes over A's rows: kRowsA * k
+  int m, n, k;
+  int k_end;  // this block's range of K ends here (split-K: before k)
+  __device__ SliceCopier(const float* a, const float* b, int m_, int n_, int k_, int k_end_, int row0, int col0)
+      : m(m_), n(n_), k(k_), k_end(k_end_) {
+    const int t = static_cast<int>(threadIdx.x);
+    ra = t / 4;
+    qa = t % 4;
+    rb = t / kPerRowB;
+    qb = (t % kPerRowB) * kWidthB;
+    a_rows_in = 0;
+#pragma unroll
+    for (int p = 0; p < kPassesA; ++p) a_rows_in |= (row0 + ra + p * kRowsA < m ? 1u : 0u) << p;
+    b_col_in = col0 + qb < n;  // Vec: n % 4 == 0, so the four are all in or all out
+    a_pass = static_cast<size_t>(kRowsA) * k;
+    a_src = a + static_cast<size_t>(row0 + ra) * k + qa;
+    b_src = b + static_cast<size_t>(rb) * n + col0 + qb;
+  }
+  __device__ __forceinline__ void issue(float* ast, float* bs, int p0) const {
+    const bool full = p0 + BK <= k_end;  // every k of the slice in range: no per-copy test of k
+#pragma unroll
+    for (int g = 0; g < BK / 4; ++g) {
+      const bool k_in = full || p0 + qa + 4 * g < k_end;
+#pragma unroll
+      for (int p = 0; p < kPassesA; ++p) {
+        const bool valid = k_in && ((a_rows_in >> p) & 1u);
+        const float* src = a_src + p * a_pass + p0 + 4 * g;
+        cp_async4(ast + (qa + 4 * g) * LDA + ra + p * kRowsA, valid ? src : a_src, valid);
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kCopiesB; ++c) {
+      const int r = rb + c * kRowsB;
+      const bool valid = b_col_in && (full || p0 + r < k_end);
+      const float* src = b_src + static_cast<size_t>(p0 + c * kRowsB) * n;
+      if constexpr (Vec) {
+        cp_async16(bs + r * BN + qb, valid ? src : b_src, valid);
+      } else {
+        cp_async4(bs + r * BN + qb, valid ? src : b_src, valid);
+      }
+    }
+  }
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int Stages>
+struct AsyncShape {
+  static constexpr int kLda = BM + 8;                   // A's transposed rows (SliceCopier)
+  static constexpr int kSliceA = BK * kLda;             // floats of A in one stage
+  static constexpr int kSlice = kSliceA + BK * BN;      // floats of one stage
+  static constexpr int kSmemBytes = Stages * kSlice * static_cast<int>(sizeof(float));
+};
+
+// Split-K: when the C tiles are too few to fill the SMs (1025^3 in 128 x 128 tiles: 81 blocks for
+// 132 SMs), gridDim.z blocks share each tile, block z summing the products of its own range of K
+// (k_chunk wide) into its own copy of C in `partial` (m x n each); reduce_splits then adds the
+// copies in order z = 0, 1, ... (the same bits on every run).
+template <int BM, int BN, int BK, int WM, int WN, int Stages, bool Vec>
+__global__ void __launch_bounds__(WarpTile<BM, BN, WM, WN>::kThreads)
+    matmul_async(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k,
+                 int k_chunk, float* __restrict__ partial) {
+  using W = WarpTile<BM, BN, WM, WN>;
+  using S = AsyncShape<BM, BN, BK, WM, WN, Stages>;
+  extern __shared__ __align__(16) float smem[];
+  const W w;
+  const int row0 = static_cast<int>(blockIdx.y) * BM, col0 = static_cast<int>(blockIdx.x) * BN;
+  const int k_begin = static_cast<int>(blockIdx.z) * k_chunk, k_end = min(k, k_begin + k_chunk);
+  const SliceCopier<BM, BN, BK, S::kLda, W::kThreads, Vec> copier(a, b, m, n, k, k_end, row0, col0);
+  const int slices = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+  float acc[W::kIterM * 4][W::kIterN * 4] = {};
+#pragma unroll
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < slices) copier.issue(smem + s * S::kSlice, smem + s * S::kSlice + S::kSliceA, k_begin + s * BK);
+    cp_async_commit();  // an empty group when there is no slice: the count stays right
+  }
+  for (int t = 0; t < slices; ++t) {
+    cp_async_wait<Stages - 2>();  // slice t has landed (for this thread's copies) ...
+    __syncthreads();              // ... for every thread's; and every warp is done with slice t - 1
+    const int next = t + Stages - 1;
+    if (next < slices) {
+      float* st = smem + (next % Stages) * S::kSlice;  // the stage slice t - 1 used
+      copier.issue(st, st + S::kSliceA, k_begin + next * BK);
+    }
+    cp_async_commit();
+    const float* cur = smem + (t % Stages) * S::kSlice;
+    w.template multiply<BK>(cur, S::kLda, cur + S::kSliceA, BN, acc);
+  }
+  cp_async_wait<0>();
+  float* out = gridDim.z > 1 ? partial + blockIdx.z * static_cast<size_t>(m) * n : c;
+  w.template store<Vec>(out, m, n, row0, col0, acc);
+}
+
+__global__ void reduce_splits(const float* __restrict__ partial, int splits, float* __restrict__ c, size_t count) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    float sum = partial[i];
+    for (int z = 1; z < splits; ++z) sum += partial[z * count + i];
+    c[i] = sum;
+  }
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+struct Problem {
+  const float* a;
+  const float* b;
+  float* c;
+  int m, n, k;
+  cudaStream_t stream;
+  bool vec;  // the 16-byte path is allowed
+};
+
+unsigned blocks(int count, int tile) { return static_cast<unsigned>((count + tile - 1) / tile); }
+
+void launch_naive(const Problem& p) {
+  matmul_naive<<<dim3(blocks(p.m, 32), blocks(p.n, 8)), dim3(32, 8), 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+}
+void launch_coalesced(const Problem& p) {
+  matmul_coalesced<<<dim3(blocks(p.n, 32), blocks(p.m, 8)), dim3(32, 8), 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+}
+template <int T>
+void launch_smem(const Problem& p) {
+  matmul_smem<T><<<dim3(blocks(p.n, T), blocks(p.m, T)), dim3(T, T), 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+}
+void launch_reg1d(const Problem& p) {
+  matmul_reg1d<64, 64, 8, 8><<<dim3(blocks(p.n, 64), blocks(p.m, 64)), 64 * 64 / 8, 0, p.stream>>>(p.a, p.b, p.c, p.m,
+                                                                                                  p.n, p.k);
+}
+void launch_reg2d(const Problem& p) {
+  matmul_reg2d<128, 128, 8, 8, 8><<<dim3(blocks(p.n, 128), blocks(p.m, 128)), 256, 0, p.stream>>>(p.a, p.b, p.c, p.m,
+                                                                                                 p.n, p.k);
+}
+void launch_vectorized(const Problem& p) {
+  const dim3 grid(blocks(p.n, 128), blocks(p.m, 128));
+  if (p.vec) {
+    matmul_vectorized<128, 128, 8, true><<<grid, 256, 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  } else {
+    matmul_vectorized<128, 128, 8, false><<<grid, 256, 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  }
+}
+constexpr int kWarpBM = 128, kWarpBN = 128, kWarpBK = 8, kWarpWM = 64, kWarpWN = 32;
+void launch_warptile(const Problem& p) {
+  const dim3 grid(blocks(p.n, kWarpBN), blocks(p.m, kWarpBM));
+  constexpr int threads = WarpTile<kWarpBM, kWarpBN, kWarpWM, kWarpWN>::kThreads;
+  if (p.vec) {
+    matmul_warptile<kWarpBM, kWarpBN, kWarpBK, kWarpWM, kWarpWN, true><<<grid, threads, 0, p.stream>>>(p.a, p.b, p.c, p.m,
+                                                                                                       p.n, p.k);
+  } else {
+    matmul_warptile<kWarpBM, kWarpBN, kWarpBK, kWarpWM, kWarpWN, false><<<grid, threads, 0, p.stream>>>(p.a, p.b, p.c,
+                                                                                                        p.m, p.n, p.k);
+  }
+}
+// The pipeline's tile is chosen per problem. A big tile reuses more (1/BM + 1/BN loads per
+// FMA) but makes fewer blocks: at 1025^3 a 128 x 256 tile gives 45 blocks for 132 SMs. The model:
+// the busiest SM runs ceil(blocks / SMs) blocks, each costing its tile's area x its depth of K
+// over the share of the FP32 peak that tile reached at 4096^3 on the H200 (0.905, 0.878, 0.778,
+// 0.666 of cuBLAS); splitting K into s parts makes s times the blocks, each 1/s as deep, and
+// costs 5 % per extra part (the partial copies of C and the pass that adds them). The smallest
+// predicted time wins. (Wave quantization: 289 blocks of 64 x 64 at 1025^3 are 3 rounds on the
+// busiest SM where 2.2 would be even.)
+struct AsyncConfig {
+  int bm, bn;
+  double efficiency;
+  void (*launch)(const Problem&, bool vec, int k_chunk, int splits, float* partial);
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int Stages, bool Vec>
+void launch_async_as(const Problem& p, int k_chunk, int splits, float* partial) {
+  using S = AsyncShape<BM, BN, BK, WM, WN, Stages>;
+  auto kernel = matmul_async<BM, BN, BK, WM, WN, Stages, Vec>;
+  static bool opted_in[64] = {};  // per device: raise the dynamic shared-memory limit once (> 48 KB)
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (!opted_in[device % 64]) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
+    opted_in[device % 64] = true;
+  }
+  constexpr int threads = WarpTile<BM, BN, WM, WN>::kThreads;
+  const dim3 grid(blocks(p.n, BN), blocks(p.m, BM), static_cast<unsigned>(splits));
+  kernel<<<grid, threads, S::kSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k, k_chunk, partial);
+}
+template <int BM, int BN, int BK, int WM, int WN, int Stages>
+void launch_async_config(const Problem& p, bool vec, int k_chunk, int splits, float* partial) {
+  static_assert(BK == 16 || BK == 32, "k_chunk is a multiple of 32");
+  vec ? launch_async_as<BM, BN, BK, WM, WN, Stages, true>(p, k_chunk, splits, partial)
+      : launch_async_as<BM, BN, BK, WM, WN, Stages, false>(p, k_chunk, splits, partial);
+}
+
+const std::vector<AsyncConfig>& async_configs() {
+  static const std::vector<AsyncConfig> configs{
+      {128, 256, 0.905, launch_async_config<128, 256, 16, 64, 64, 3>},  // 8 warps of 64 x 64
+      {128, 128, 0.878, launch_async_config<128, 128, 32, 64, 32, 2>},  // 8 warps of 64 x 32
+      {64, 128, 0.778, launch_async_config<64, 128, 16, 32, 64, 3>},    // 4 warps of 32 x 64
+      {64, 64, 0.666, launch_async_config<64, 64, 32, 32, 32, 2>},      // 4 warps of 32 x 32
+  };
+  return configs;
+}
+
+int sm_count() {
+  static int cache[64] = {};
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (cache[device % 64] == 0) CUDA_CHECK(cudaDeviceGetAttribute(&cache[device % 64], cudaDevAttrMultiProcessorCount, device));
+  return cache[device % 64];
+}
+
+constexpr int kMaxSplits = 4, kMinSplitDepth = 256;  // split only while each part keeps 256 of K
+
+struct AsyncPlan {
+  const AsyncConfig* config;
+  int splits;
+  int k_chunk;  // a multiple of 32 (both BKs divide it)
+};
+
+AsyncPlan async_plan_for(int m, int n, int k) {
+  const double sms = sm_count();
+  AsyncPlan best{nullptr, 1, k};
+  double best_time = 0;
+  for (const AsyncConfig& c : async_configs()) {
+    for (int s = 1; s <= kMaxSplits; ++s) {
+      if (s > 1 && k < s * kMinSplitDepth) break;
+      const int chunk = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, s), 32) * 32);
+      const double count = static_cast<double>(blocks(m, c.bm)) * blocks(n, c.bn) * s;
+      const double time = std::ceil(count / sms) * c.bm * c.bn * chunk / c.efficiency * (1.0 + 0.05 * (s - 1));
+      if (!best.config || time < best_time) {
+        best = {&c, s, s == 1 ? k : chunk};
+        best_time = time;
+      }
+    }
+  }
+  return best;
+}
+
+// The partial copies of C for split-K, per device, grown when a larger product needs more. Never
+// freed: a static destructor would run after the CUDA runtime has shut down.
+float* split_workspace(std::size_t floats) {
+  struct Space {
+    cudalab::DeviceBuffer<float>* buffer = nullptr;
+  };
+  static Space spaces[64];
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  Space& s = spaces[device % 64];
+  if (!s.buffer || s.buffer->size() < floats) {
+    delete s.buffer;
+    s.buffer = new cudalab::DeviceBuffer<float>(floats);
+  }
+  return s.buffer->data();
+}
+
+void run_plan(const AsyncPlan& plan, const Problem& p) {
+  const std::size_t count = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n);
+  float* partial = plan.splits > 1 ? split_workspace(count * static_cast<std::size_t>(plan.splits)) : nullptr;
+  plan.config->launch(p, p.vec, plan.k_chunk, plan.splits, partial);
+  if (plan.splits > 1) {
+    CUDA_CHECK_LAUNCH("async_pipeline");
+    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(count, std::size_t{256}), 4096));
+    reduce_splits<<<grid, 256, 0, p.stream>>>(partial, plan.splits, p.c, count);
+  }
+}
+void launch_async(const Problem& p) { run_plan(async_plan_for(p.m, p.n, p.k), p); }
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  void (*launch)(const Problem&);
+  Traits traits;
+  bool has_vector_path;  // 16-byte loads when the operands allow
+};
+
+constexpr int kSmem(int floats) { return floats * static_cast<int>(sizeof(float)); }
+
+// The ladder, described once. A row is the whole variant: name, what it changes, launcher, and
+// the tiling's traits (C tile per block, threads, shared memory, global loads per FMA).
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kNaive, "naive", "one thread per element of C, threadIdx.x down the rows: uncoalesced", launch_naive,
+       {1, 1, 256, 0, 2.0}, false},
+      {Variant::kCoalesced, "coalesced", "threadIdx.x along the columns: B and C coalesced, A broadcast",
+       launch_coalesced, {1, 1, 256, 0, 2.0}, false},
+      {Variant::kSmem16, "smem16", "16 x 16 shared tiles of A and B: 2/16 global loads per FMA", launch_smem<16>,
+       {16, 16, 256, kSmem(2 * 16 * 16), 2.0 / 16}, false},
+      {Variant::kSmem32, "smem32", "32 x 32 shared tiles: 2/32 global loads per FMA", launch_smem<32>,
+       {32, 32, 1024, kSmem(2 * 32 * 32), 2.0 / 32}, false},
+      {Variant::kRegTile1d, "reg_tile_1d", "64 x 64 block tile, 8 results per thread down a column", launch_reg1d,
+       {64, 64, 512, kSmem(64 * 8 + 8 * 64), 1.0 / 64 + 1.0 / 64}, false},
+      {Variant::kRegTile2d, "reg_tile_2d", "128 x 128 block tile, an 8 x 8 outer product per thread", launch_reg2d,
+       {128, 128, 256, kSmem(2 * 128 * 8), 1.0 / 128 + 1.0 / 128}, false},
+      {Variant::kVectorized, "vectorized", "16-byte global and shared loads, A's tile transposed", launch_vectorized,
+       {128, 128, 256, kSmem(2 * 128 * 8), 1.0 / 128 + 1.0 / 128}, true},
+      {Variant::kWarpTile, "warp_tile", "64 x 32 warp tiles, 4 x 4 sub-blocks per lane: no bank conflicts",
+       launch_warptile, {kWarpBM, kWarpBN, 256, kSmem(kWarpBK * (kWarpBM + 4 + kWarpBN)), 1.0 / 128 + 1.0 / 128}, true},
+      {Variant::kAsyncPipeline, "async_pipeline", "cp.async stages, one barrier per slice; the tile fits the problem",
+       launch_async, {128, 256, 256, AsyncShape<128, 256, 16, 64, 64, 3>::kSmemBytes, 1.0 / 128 + 1.0 / 256}, true},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "matmul"); }
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+const Traits& traits(Variant v) { return row_of(v).traits; }
+
+std::vector<Tile> async_tiles() {
+  std::vector<Tile> tiles;
+  for (const AsyncConfig& c : async_configs()) {
+    for (int s = 1; s <= kMaxSplits; s += 3) tiles.push_back({c.bm, c.bn, s});  // 1 part and 4
+  }
+  return tiles;
+}
+
+void launch_async_tile(Tile t, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("matmul: m, n and k must be at least 1");
+  if (t.splits < 1 || t.splits > kMaxSplits) throw std::invalid_argument("matmul: 1 to 4 parts of K");
+  for (const AsyncConfig& config : async_configs()) {
+    if (config.bm == t.m && config.bn == t.n) {
+      const int chunk = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, t.splits), 32) * 32);
+      run_plan({&config, t.splits, t.splits == 1 ? k : chunk},
+               {a, b, c, m, n, k, stream, vector_path(Variant::kAsyncPipeline, a, b, c, n, k)});
+      CUDA_CHECK_LAUNCH("async_pipeline");
+      return;
+    }
+  }
+  throw std::invalid_argument("matmul: async_pipeline has no such tile");
+}
+
+Tile tile(Variant v, int m, int n, int k) {
+  if (v == Variant::kAsyncPipeline) {
+    const AsyncPlan plan = async_plan_for(m, n, k);
+    return {plan.config->bm, plan.config->bn, plan.splits};
+  }
+  return {traits(v).block_m, traits(v).block_n, 1};
+}
+
+bool vector_path(Variant v, const float* a, const float* b, const float* c, int n, int k) {
+  return row_of(v).has_vector_path && n % 4 == 0 && k % 4 == 0 && cudalab::is_aligned(a, 16) &&
+         cudalab::is_aligned(b, 16) && cudalab::is_aligned(c, 16);
+}
+
+std::string fallback(Variant v) {
+  if (v != Variant::kAsyncPipeline) return "";
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major < 8 ? "cp.async needs sm_80: plain copies in the same pipeline" : "";
+}
+
+void launch(Variant v, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("matmul: m, n and k must be at least 1");
+  const Row& row = row_of(v);
+  row.launch({a, b, c, m, n, k, stream, vector_path(v, a, b, c, n, k)});
+  CUDA_CHECK_LAUNCH(row.name);
+}
+
+// ---- cuBLAS ----------------------------------------------------------------------------------
+
+namespace {
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string("cuBLAS: ") + what + " failed: " + cublasGetStatusString(status));
+  }
+}
+}  // namespace
+
+Cublas::Cublas() {
+  cublasHandle_t h = nullptr;
+  check_cublas(cublasCreate(&h), "cublasCreate");
+  handle_ = h;
+  check_cublas(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");  // FP32: no TF32
+}
+
+Cublas::~Cublas() { cublasDestroy(static_cast<cublasHandle_t>(handle_)); }
+
+void Cublas::sgemm(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  auto h = static_cast<cublasHandle_t>(handle_);
+  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS sees B (n x k, ld n) times A (k x m, ld k).
+  check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n), "cublasSgemm");
+}
+
+}  // namespace matmul

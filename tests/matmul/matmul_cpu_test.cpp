@@ -1,0 +1,193 @@
+// matmul on the CPU: the FP64 reference, the derived tolerance (it accepts FP32 rounding and
+// refuses TF32 and BF16 inputs at the sizes the README names), the sampled check the lab uses at
+// large sizes, and the notes' reuse arithmetic.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "matmul.hpp"
+#include "reference.hpp"
+
+namespace {
+
+// x rounded to a float with `bits` mantissa bits (round to nearest even): TF32 10, BF16 7.
+float round_mantissa(float x, int bits) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, 4);
+  const int drop = 23 - bits;
+  const std::uint32_t half = (1u << (drop - 1)) - 1 + ((u >> drop) & 1u);
+  u = (u + half) & ~((1u << drop) - 1);
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+// C in FP32 with FMAs in the order a kernel uses (p = 0 .. k-1), inputs optionally rounded first.
+std::vector<float> fp32_product(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k,
+                                int mantissa_bits = 23) {
+  std::vector<float> c(static_cast<std::size_t>(m) * n);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      float acc = 0;
+      for (int p = 0; p < k; ++p) {
+        float x = a[static_cast<std::size_t>(i) * k + p], y = b[static_cast<std::size_t>(p) * n + j];
+        if (mantissa_bits < 23) {
+          x = round_mantissa(x, mantissa_bits);
+          y = round_mantissa(y, mantissa_bits);
+        }
+        acc = std::fma(x, y, acc);
+      }
+      c[static_cast<std::size_t>(i) * n + j] = acc;
+    }
+  }
+  return c;
+}
+
+TEST(MatmulReference, SmallProductByHand) {
+  // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]; sum |a||b| of element (0,0): 5 + 14
+  const matmul::Product p = matmul::reference({1, 2, 3, 4}, {5, 6, 7, 8}, 2, 2, 2);
+  EXPECT_EQ(p.c, (std::vector<double>{19, 22, 43, 50}));
+  EXPECT_EQ(p.abs[0], 19.0);
+  const matmul::Product q = matmul::reference({1, -2, 3}, {4, 5, 6}, 1, 1, 3);  // 4 - 10 + 18
+  EXPECT_EQ(q.c[0], 12.0);
+  EXPECT_EQ(q.abs[0], 32.0);
+}
+
+TEST(MatmulReference, RectangularAndKEqualsOne) {
+  const matmul::Product p = matmul::reference({2, 3, 4}, {1, -1}, 3, 2, 1);  // outer product, 3 x 2
+  EXPECT_EQ(p.c, (std::vector<double>{2, -2, 3, -3, 4, -4}));
+}
+
+TEST(MatmulTolerance, TheSmallerOfTheWorstCaseAndTheProbabilisticBound) {
+  const double u = std::ldexp(1.0, -24);
+  EXPECT_DOUBLE_EQ(matmul::dot_error_bound(1), u / (1 - u));                     // K < 64: K u / (1 - K u)
+  EXPECT_DOUBLE_EQ(matmul::dot_error_bound(4096), 8.0 * 64.0 * u);               // 8 sqrt(K) u
+  EXPECT_LT(matmul::dot_error_bound(4096), 4096 * u);
+  EXPECT_NEAR(matmul::dot_error_bound(63), 63 * u / (1 - 63 * u), 1e-20);
+}
+
+TEST(MatmulTolerance, AcceptsFp32RoundingAtEveryOrderOfSummation) {
+  for (int k : {1, 2, 17, 64, 127, 1025}) {
+    const int m = 9, n = 7;
+    const auto a = matmul::make_matrix(m, k, 1), b = matmul::make_matrix(k, n, 2);
+    const matmul::Product ref = matmul::reference(a, b, m, n, k);
+    EXPECT_TRUE(matmul::check_product(ref, fp32_product(a, b, m, n, k), k).ok()) << "k = " << k;
+    // the same sums added backwards and pairwise: other orders, the same bound
+    std::vector<float> backwards(static_cast<std::size_t>(m) * n);
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int p = k - 1; p >= 0; --p) acc = std::fma(a[static_cast<std::size_t>(i) * k + p], b[static_cast<std::size_t>(p) * n + j], acc);
+        backwards[static_cast<std::size_t>(i) * n + j] = acc;
+      }
+    }
+    EXPECT_TRUE(matmul::check_product(ref, backwards, k).ok()) << "k = " << k;
+  }
+}
+
+TEST(MatmulTolerance, RefusesTf32AndBf16Inputs) {
+  const int m = 32, n = 32;
+  for (int k : {64, 127, 256}) {
+    const auto a = matmul::make_matrix(m, k, 3), b = matmul::make_matrix(k, n, 4);
+    const matmul::Product ref = matmul::reference(a, b, m, n, k);
+    EXPECT_FALSE(matmul::check_product(ref, fp32_product(a, b, m, n, k, 10), k).ok()) << "TF32, k = " << k;
+    EXPECT_FALSE(matmul::check_product(ref, fp32_product(a, b, m, n, k, 7), k).ok()) << "BF16, k = " << k;
+  }
+}
+
+TEST(MatmulTolerance, NanAndOneWrongElementFail) {
+  const int m = 5, n = 6, k = 7;
+  const auto a = matmul::make_matrix(m, k, 5), b = matmul::make_matrix(k, n, 6);
+  const matmul::Product ref = matmul::reference(a, b, m, n, k);
+  auto c = fp32_product(a, b, m, n, k);
+  ASSERT_TRUE(matmul::check_product(ref, c, k).ok());
+  c[13] = std::nanf("");
+  EXPECT_EQ(matmul::check_product(ref, c, k).mismatches, 1u);
+  c = fp32_product(a, b, m, n, k);
+  c[29] = std::nextafter(std::nextafter(c[29], 1e9f), 1e9f) * 1.001f;
+  EXPECT_EQ(matmul::check_product(ref, c, k).mismatches, 1u);
+}
+
+TEST(MatmulSampledReference, FirstLastAndSpreadLinesOnce) {
+  const auto a = matmul::make_matrix(100, 8, 7), b = matmul::make_matrix(8, 3, 8);
+  const matmul::SampledReference ref(a, b, 100, 3, 8, 5);
+  EXPECT_EQ(ref.rows(), (std::vector<int>{0, 24, 49, 74, 99}));
+  EXPECT_EQ(ref.cols(), (std::vector<int>{0, 1, 2}));  // 3 columns: each once
+  const matmul::SampledReference one(a, b, 1, 1, 8, 16);
+  EXPECT_EQ(one.rows(), (std::vector<int>{0}));
+}
+
+TEST(MatmulSampledReference, CatchesASampledErrorAndAnyElementAgainstTheTrustedResult) {
+  const int m = 40, n = 36, k = 50;
+  const auto a = matmul::make_matrix(m, k, 9), b = matmul::make_matrix(k, n, 10);
+  const matmul::SampledReference ref(a, b, m, n, k, 4);
+  const auto good = fp32_product(a, b, m, n, k);
+  EXPECT_TRUE(ref.check_sampled(good).ok());
+  EXPECT_TRUE(ref.check_against(good, good).ok());
+  auto bad = good;
+  bad[static_cast<std::size_t>(m - 1) * n + 5] += 0.5f;  // the last row is sampled
+  EXPECT_FALSE(ref.check_sampled(bad).ok());
+  bad = good;
+  bad[static_cast<std::size_t>(7) * n + 6] += 0.01f;  // row 7, column 6: not sampled ...
+  EXPECT_TRUE(ref.check_sampled(bad).ok());
+  EXPECT_FALSE(ref.check_against(bad, good).ok());  // ... but every element meets the trusted one
+}
+
+TEST(MatmulArithmetic, TiledLoadsAre2NCubedOverTNotNSquared) {
+  // errata: the hardware note's "O(N^3) -> O(N^2)"; a fixed T x T tile loads 2 N^3 / T elements
+  for (long long n : {256LL, 1024LL, 4096LL}) {
+    for (long long t : {16LL, 32LL}) {
+      const double nd = static_cast<double>(n), td = static_cast<double>(t);
+      EXPECT_DOUBLE_EQ(matmul::tiled_global_loads(n, n, n, t), 2.0 * nd * nd * nd / td);
+    }
+  }
+  // doubling N multiplies the loads by 8, as N^3 does, not by 4
+  EXPECT_DOUBLE_EQ(matmul::tiled_global_loads(2048, 2048, 2048, 32) / matmul::tiled_global_loads(1024, 1024, 1024, 32), 8.0);
+  // partial tiles load whole tiles: 33^3 with T = 32 is 2 x 2 x 2 blocks x steps of 2 x 32^2
+  EXPECT_DOUBLE_EQ(matmul::tiled_global_loads(33, 33, 33, 32), 8.0 * 2 * 32 * 32);
+}
+
+TEST(MatmulArithmetic, TheNotesBandwidthBound) {
+  EXPECT_DOUBLE_EQ(matmul::flops_bound_by_bandwidth(150e9, 4), 37.5e9);        // "150 GB/s implies 37.5 GFLOPs"
+  EXPECT_DOUBLE_EQ(matmul::flops_bound_by_bandwidth(1555e9, 4), 388.75e9);     // the A100: 2 % of 19.5 TFLOP/s
+  EXPECT_NEAR(matmul::flops(4096, 4096, 4096), 137.4e9, 0.1e9);
+  EXPECT_DOUBLE_EQ(matmul::min_bytes(2, 3, 4), 4.0 * (8 + 12 + 6));
+  // y = W x: about b / 2 FLOP per byte while W dominates the bytes
+  EXPECT_NEAR(matmul::batched_gemv_intensity(8192, 8192, 1), 0.5, 0.001);
+  EXPECT_NEAR(matmul::batched_gemv_intensity(8192, 8192, 32), 15.9, 0.1);
+}
+
+TEST(MatmulArithmetic, TheKneeIsWhereEveryDoublingCostsTime) {
+  // flat with a dip at b = 2 (a library's kernel change), then growing from b = 32
+  EXPECT_EQ(matmul::knee_of({{1, 0.09}, {2, 0.24}, {4, 0.14}, {8, 0.14}, {16, 0.14}, {32, 0.14}, {64, 0.20},
+                             {128, 0.34}, {256, 0.72}, {512, 1.35}}),
+            32);
+  EXPECT_EQ(matmul::knee_of({{1, 1.0}, {2, 1.0}, {4, 1.0}}), 0);       // never rises
+  EXPECT_EQ(matmul::knee_of({{1, 1.0}, {2, 2.0}, {4, 4.0}}), 1);       // rising from the start
+  EXPECT_EQ(matmul::knee_of({{1, 1.0}}), 0);
+  EXPECT_EQ(matmul::knee_of({{1, 1.0}, {2, 2.0}, {4, 2.1}}), 0);       // the last doubling is flat
+}
+
+TEST(MatmulTable, EveryVariantHasANameTraitsAndAPredictedReuse) {
+  const auto& all = matmul::all_variants();
+  ASSERT_EQ(all.size(), 9u);
+  EXPECT_EQ(matmul::variant_name(all.front()), "naive");
+  EXPECT_EQ(matmul::variant_name(all.back()), "async_pipeline");
+  double previous = 3;
+  for (auto v : all) {
+    const matmul::Traits& t = matmul::traits(v);
+    EXPECT_LE(t.loads_per_fma, previous) << matmul::variant_name(v) << ": each rung reuses at least as much";
+    previous = t.loads_per_fma;
+    EXPECT_GT(t.threads, 0);
+    EXPECT_LE(t.threads, 1024);
+    matmul::Variant parsed{};
+    EXPECT_TRUE(matmul::parse_variant(matmul::variant_name(v), &parsed));
+    EXPECT_EQ(parsed, v);
+  }
+  EXPECT_DOUBLE_EQ(matmul::traits(matmul::Variant::kSmem32).loads_per_fma, 2.0 / 32);
+  EXPECT_DOUBLE_EQ(matmul::traits(matmul::Variant::kRegTile2d).loads_per_fma, 1.0 / 64);
+}
+
+}  // namespace

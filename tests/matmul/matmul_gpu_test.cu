@@ -1,0 +1,185 @@
+// matmul on the GPU: every variant against the FP64 CPU product at sizes that are not multiples
+// of any tile (1, 2, 17, 31, 33, 127, 1025, 4097 mixed; K = 1; tall and wide), at tile multiples
+// (the 16-byte paths) and with misaligned operands (the one-float paths), C poisoned with NaN
+// before every launch; cuBLAS likewise; and a kernel that rounds its inputs to TF32 or BF16
+// fails the FP32 check.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "gpu_test.hpp"
+#include "matmul.hpp"
+#include "reference.hpp"
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+};
+
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> s{
+      {1, 1, 1},      {2, 2, 2},      {17, 31, 33},    {31, 33, 17},   {33, 17, 1},  {127, 127, 127},
+      {128, 128, 128}, {256, 128, 64}, {1, 4097, 33},  {4097, 1, 33},  {2, 1025, 17}, {1025, 31, 2},
+      {129, 65, 1025}, {64, 4097, 4},  {33, 127, 4097}, {257, 260, 36},
+  };
+  return s;
+}
+
+// Runs `launch` on fresh inputs of shape s (offset floats into each buffer: 1 misaligns the
+// 16-byte paths) and compares every element with the CPU.
+template <typename Launch>
+void expect_matches_cpu(const Shape& s, int offset, const std::string& what, Launch launch) {
+  const auto a = matmul::make_matrix(s.m, s.k, 100 + s.m), b = matmul::make_matrix(s.k, s.n, 200 + s.n);
+  const matmul::Product ref = matmul::reference(a, b, s.m, s.n, s.k);
+  const std::size_t mn = static_cast<std::size_t>(s.m) * s.n;
+  cudalab::DeviceBuffer<float> d_a(a.size() + offset), d_b(b.size() + offset), d_c(mn + offset);
+  CUDA_CHECK(cudaMemcpy(d_a.data() + offset, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_b.data() + offset, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  d_c.fill_bytes(0xFF);  // NaN: an element never written fails
+  launch(d_a.data() + offset, d_b.data() + offset, d_c.data() + offset);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> c(mn);
+  CUDA_CHECK(cudaMemcpy(c.data(), d_c.data() + offset, mn * 4, cudaMemcpyDeviceToHost));
+  const cudalab::CheckResult r = matmul::check_product(ref, c, s.k);
+  EXPECT_TRUE(r.ok()) << what << " at " << s.m << " x " << s.n << " x " << s.k << " (offset " << offset
+                      << "): " << r.summary();
+}
+
+class MatmulVariants : public ::testing::TestWithParam<matmul::Variant> {};
+
+TEST_P(MatmulVariants, EveryShapeMatchesTheCpu) {
+  CUDALAB_REQUIRE_GPU();
+  const matmul::Variant v = GetParam();
+  for (const Shape& s : shapes()) {
+    expect_matches_cpu(s, 0, matmul::variant_name(v), [&](const float* a, const float* b, float* c) {
+      matmul::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
+TEST_P(MatmulVariants, MisalignedOperandsTakeTheOneFloatPath) {
+  CUDALAB_REQUIRE_GPU();
+  const matmul::Variant v = GetParam();
+  for (const Shape& s : {Shape{256, 128, 64}, Shape{130, 260, 36}}) {
+    expect_matches_cpu(s, 1, matmul::variant_name(v), [&](const float* a, const float* b, float* c) {
+      EXPECT_FALSE(matmul::vector_path(v, a, b, c, s.n, s.k));
+      matmul::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
+TEST_P(MatmulVariants, RepeatedLaunchesGiveTheSameBits) {
+  CUDALAB_REQUIRE_GPU();
+  const matmul::Variant v = GetParam();
+  const int m = 300, n = 200, k = 100;
+  const auto a = matmul::make_matrix(m, k, 1), b = matmul::make_matrix(k, n, 2);
+  cudalab::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
+  matmul::launch(v, d_a.data(), d_b.data(), d_c.data(), m, n, k);
+  const auto first = d_c.download();
+  for (int i = 0; i < 3; ++i) {
+    d_c.fill_bytes(0xFF);
+    matmul::launch(v, d_a.data(), d_b.data(), d_c.data(), m, n, k);
+    EXPECT_EQ(d_c.download(), first) << matmul::variant_name(v) << ": a race changes bits between runs";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, MatmulVariants, ::testing::ValuesIn(matmul::all_variants()),
+                         [](const auto& variant) { return matmul::variant_name(variant.param); });
+
+TEST(MatmulAsyncTiles, EveryTileAtEveryShapeAndMisaligned) {
+  CUDALAB_REQUIRE_GPU();
+  for (const matmul::Tile t : matmul::async_tiles()) {
+    const std::string what =
+        "async_pipeline " + std::to_string(t.m) + "x" + std::to_string(t.n) + ", K in " + std::to_string(t.splits);
+    for (const Shape& s : shapes()) {
+      expect_matches_cpu(s, 0, what, [&](const float* a, const float* b, float* c) {
+        matmul::launch_async_tile(t, a, b, c, s.m, s.n, s.k);
+      });
+    }
+    expect_matches_cpu({300, 260, 36}, 1, what, [&](const float* a, const float* b, float* c) {
+      matmul::launch_async_tile(t, a, b, c, 300, 260, 36);
+    });
+  }
+}
+
+TEST(MatmulAsyncTiles, TheTileFollowsTheProblem) {
+  CUDALAB_REQUIRE_GPU();
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  // many blocks of the largest tile: the largest; one block of anything: the smallest
+  const matmul::Tile big = matmul::tile(matmul::Variant::kAsyncPipeline, 128 * 4 * sms, 256 * 4, 4096);
+  EXPECT_EQ(big.m * big.n, 128 * 256);
+  EXPECT_EQ(big.splits, 1);
+  const matmul::Tile small = matmul::tile(matmul::Variant::kAsyncPipeline, 17, 17, 17);
+  EXPECT_EQ(small.m * small.n, 64 * 64);
+  EXPECT_EQ(small.splits, 1);  // K too short to split
+  const matmul::Tile deep = matmul::tile(matmul::Variant::kAsyncPipeline, 64, 64, 8192);
+  EXPECT_GT(deep.splits, 1);  // one tile of C, a long K: split it
+  EXPECT_EQ(matmul::tile(matmul::Variant::kSmem32, 17, 17, 17).m, 32);
+}
+
+TEST(MatmulVariantPaths, TileMultiplesTakeTheSixteenBytePath) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<float> a(64 * 64), b(64 * 64), c(64 * 64);
+  EXPECT_TRUE(matmul::vector_path(matmul::Variant::kAsyncPipeline, a.data(), b.data(), c.data(), 64, 64));
+  EXPECT_TRUE(matmul::vector_path(matmul::Variant::kVectorized, a.data(), b.data(), c.data(), 64, 64));
+  EXPECT_FALSE(matmul::vector_path(matmul::Variant::kVectorized, a.data(), b.data(), c.data(), 63, 64));
+  EXPECT_FALSE(matmul::vector_path(matmul::Variant::kVectorized, a.data(), b.data(), c.data(), 64, 62));
+  EXPECT_FALSE(matmul::vector_path(matmul::Variant::kRegTile2d, a.data(), b.data(), c.data(), 64, 64));
+  EXPECT_EQ(matmul::fallback(matmul::Variant::kWarpTile), "");
+}
+
+TEST(MatmulCublas, MatchesTheCpuAtOddShapes) {
+  CUDALAB_REQUIRE_GPU();
+  matmul::Cublas blas;
+  for (const Shape& s : shapes()) {
+    expect_matches_cpu(s, 0, "cublas", [&](const float* a, const float* b, float* c) { blas.sgemm(a, b, c, s.m, s.n, s.k); });
+  }
+}
+
+// The naive product with its inputs rounded first, as a Tensor Core in TF32 or BF16 would take them.
+enum class Rounding { kNone, kTf32, kBf16 };
+__global__ void rounded_product(const float* a, const float* b, float* c, int m, int n, int k, Rounding rounding) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x), row = static_cast<int>(blockIdx.y);
+  if (row >= m || col >= n) return;
+  float acc = 0;
+  for (int p = 0; p < k; ++p) {
+    float x = a[static_cast<std::size_t>(row) * k + p], y = b[static_cast<std::size_t>(p) * n + col];
+    if (rounding == Rounding::kTf32) {
+      // 10 mantissa bits, the 13 dropped rounded half away from zero (as cvt.rna.tf32.f32, sm_80+)
+      x = __uint_as_float((__float_as_uint(x) + 0x1000u) & ~0x1FFFu);
+      y = __uint_as_float((__float_as_uint(y) + 0x1000u) & ~0x1FFFu);
+    } else if (rounding == Rounding::kBf16) {
+      x = __bfloat162float(__float2bfloat16(x));
+      y = __bfloat162float(__float2bfloat16(y));
+    }
+    acc = fmaf(x, y, acc);
+  }
+  c[static_cast<std::size_t>(row) * n + col] = acc;
+}
+
+TEST(MatmulPrecision, Tf32AndBf16InputsFailTheFp32Check) {
+  CUDALAB_REQUIRE_GPU();
+  for (int k : {64, 127, 256}) {
+    const int m = 64, n = 64;
+    const auto a = matmul::make_matrix(m, k, 11), b = matmul::make_matrix(k, n, 12);
+    const matmul::Product ref = matmul::reference(a, b, m, n, k);
+    cudalab::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
+    for (Rounding r : {Rounding::kNone, Rounding::kTf32, Rounding::kBf16}) {
+      d_c.fill_bytes(0xFF);
+      rounded_product<<<dim3(1, m), 64>>>(d_a.data(), d_b.data(), d_c.data(), m, n, k, r);
+      CUDA_CHECK_LAUNCH("rounded_product");
+      const bool ok = matmul::check_product(ref, d_c.download(), k).ok();
+      EXPECT_EQ(ok, r == Rounding::kNone) << "k = " << k << ", rounding " << static_cast<int>(r);
+    }
+  }
+}
+
+}  // namespace
