@@ -10,28 +10,16 @@
 #include <fmt/format.h>
 
 #include "common/cuda_check.hpp"
+#include "common/occupancy_calc.hpp"
 
 namespace cudalab {
 
 std::string DeviceFacts::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
 ArchLanes arch_lanes(int cc_major, int cc_minor) {
-  // FP32: 64 per SM on Volta, Turing and the A100; 128 from GA10x on (two FP32 datapaths per
-  // processing block). FP64: full rate (half of FP32) on the data-centre parts 7.0, 8.0, 9.0, 10.0;
-  // 2 per SM on the others.
-  switch (cc_major * 10 + cc_minor) {
-    case 70: return {true, 64, 32};
-    case 72: return {true, 64, 2};
-    case 75: return {true, 64, 2};
-    case 80: return {true, 64, 32};
-    case 86: return {true, 128, 2};
-    case 87: return {true, 128, 2};
-    case 89: return {true, 128, 2};
-    case 90: return {true, 128, 64};
-    case 100: return {true, 128, 64};
-    case 120: return {true, 128, 2};
-    default: return {};
-  }
+  const auto spec = occupancy::spec_for_arch(fmt::format("sm_{}{}", cc_major, cc_minor));
+  if (!spec) return {};
+  return {true, spec->fp32_lanes, spec->fp64_lanes};
 }
 
 double DeviceFacts::theoretical_fp32_gflops() const {

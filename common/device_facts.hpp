@@ -45,9 +45,9 @@ struct DeviceFacts {
   }
 };
 
-// What one SM of compute capability major.minor completes per clock, by the CUDA C++ Programming
-// Guide's throughput table ("arithmetic instructions"): FP32 and FP64 fused multiply-adds. Each
-// counts 2 FLOP. known is false (lanes 0) for an architecture the table does not list.
+// FP32 and FP64 FMA lanes per SM of compute capability major.minor, from the suite's one
+// per-architecture table (common/occupancy_calc.hpp: spec_for_arch). Each FMA counts 2 FLOP.
+// known is false (lanes 0) for an architecture the table does not list.
 struct ArchLanes {
   bool known = false;
   int fp32 = 0, fp64 = 0;

@@ -38,9 +38,14 @@ struct GpuSpec {
   std::size_t smem_reserved_per_block = 0;
   std::size_t smem_alloc_unit = 0;
   int barrier_slots_per_block_slot = 0;  // named-barrier budget (sm_90+): blocks x this
+  // FMAs one SM completes per clock (the CUDA C++ Programming Guide's throughput table): 2 FLOP
+  // each. FP32: 64 on Turing and the A100, 128 from GA10x on; FP64: half of FP32 on the
+  // data-centre parts (sm_80, sm_90, sm_100), 2 on the others.
+  int fp32_lanes = 0, fp64_lanes = 0;
 };
 
-// Architectures with a built-in spec: sm_75, sm_80, sm_86, sm_89, sm_90, sm_100, sm_120.
+// Architectures with a built-in spec (the one per-architecture table of the suite): sm_75, sm_80,
+// sm_86, sm_89, sm_90, sm_100, sm_120.
 std::vector<std::string> known_archs();
 std::optional<GpuSpec> spec_for_arch(const std::string& arch);
 // The spec of a real device: its own limits plus its architecture's allocation rules.

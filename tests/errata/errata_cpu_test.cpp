@@ -2,10 +2,15 @@
 // occupancy with the project's calculator (register allocation per warp in units of 256, split
 // over four sub-partitions), bank conflicts with common/banks.hpp, PCIe, addresses, sums.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "common/banks.hpp"
@@ -210,6 +215,123 @@ TEST(NotesErrata, TilingDividesGlobalLoadsByTheTileWidthItStaysCubic) {
   EXPECT_DOUBLE_EQ(naive(4096) / tiled(4096, 32), 32.0);       // fewer by the tile width
   EXPECT_DOUBLE_EQ(tiled(8192, 32) / tiled(4096, 32), 8.0);     // doubling N: 8x, O(N^3) for a fixed tile
   EXPECT_DOUBLE_EQ(tiled(8192, 8192) / tiled(4096, 4096), 4.0); // O(N^2) only with a tile as wide as N
+}
+
+// lecture2, program 2 (rgba), its occupancy box: "blocks_by_regs = 65536 / (256*20) = 65536/5120 = 12"
+// for the A100, and "65536 / 5120 = 12" again for the RTX 4090.
+TEST(NotesErrata, ProgramTwoTwentyRegistersAllowTenBlocksOnTheA100AndThe4090) {
+  for (const char* arch : {"sm_80", "sm_89"}) {
+    const auto r = occupancy(*occ::spec_for_arch(arch), 256, 20);
+    // 20 x 32 = 640 registers per warp, allocated as 768: 6144 per block of 8 warps
+    EXPECT_EQ(r.regs_allocated_per_block, 6144) << arch;
+    EXPECT_EQ(r.by_registers, 10) << arch;
+    EXPECT_DOUBLE_EQ(r.occupancy_percent, 100.0) << arch;  // the threads bind first: the conclusion stands
+  }
+  EXPECT_EQ(65536 / 5120, 12);  // the notes' division, without the allocation unit
+}
+
+// lecture2, 常见陷阱 #11: a static __shared__ array over 48 KB "会启动失败（cudaErrorInvalidValue）"
+// and needs cudaFuncSetAttribute(..MaxDynamicSharedMemorySize..). It never gets to a launch: ptxas
+// refuses it when the kernel is compiled; the opt-in raises the limit of dynamic shared memory
+// only (163 KB per block on the A100: 164 KB per SM less the 1 KB reserve).
+TEST(NotesErrata, AStaticSharedArrayOver48KBIsRefusedByPtxasNotAtLaunch) {
+#ifndef CUDALAB_NVCC
+  GTEST_SKIP() << "built without the path of nvcc";
+#else
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("cudalab_errata_smem_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto compile = [&](int floats, const std::string& name) {
+    const fs::path cu = dir / (name + ".cu");
+    std::ofstream(cu) << "__global__ void k(float* out) {\n  __shared__ float s[" << floats
+                      << "];\n  s[threadIdx.x] = out[threadIdx.x];\n  __syncthreads();\n"
+                         "  out[threadIdx.x] = s[(threadIdx.x + 1) % "
+                      << floats << "];\n}\n";
+    const std::string cmd = std::string("\"") + CUDALAB_NVCC + "\" -arch=sm_80 -c \"" + cu.string() + "\" -o \"" +
+                            (dir / (name + ".o")).string() + "\" > \"" + (dir / (name + ".log")).string() + "\" 2>&1";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream log(dir / (name + ".log"));
+    return std::make_pair(rc, std::string(std::istreambuf_iterator<char>(log), {}));
+  };
+  const auto fits = compile(48 * 1024 / 4, "fits");  // exactly 48 KB
+  if (fits.first != 0 && fits.second.find("too much shared data") == std::string::npos) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << "nvcc does not run here: " << fits.second.substr(0, 200);
+  }
+  EXPECT_EQ(fits.first, 0) << fits.second;
+  const auto over = compile(48 * 1024 / 4 + 1, "over");  // 48 KB + 4 bytes
+  EXPECT_NE(over.first, 0);
+  EXPECT_NE(over.second.find("too much shared data"), std::string::npos) << over.second;
+  fs::remove_all(dir);
+  EXPECT_EQ(a100().smem_per_block_optin, 163u * 1024);  // the dynamic opt-in's ceiling per block
+#endif
+}
+
+// cuda-intro, 4. reduceGmem then reduceSmem: main() runs reduceGmem on d_idata, which it reduces in
+// place, and then reduceSmem on the same d_idata. The second kernel sums what the first left
+// there, not the input. The tree of reduceGmem (1024 threads, in place), on the CPU:
+TEST(NotesErrata, IntroSecondReductionReadsTheInputTheFirstOverwrote) {
+  const int n = 102400, block = 1024;
+  std::vector<long long> data(n);
+  std::iota(data.begin(), data.end(), 0LL);
+  const long long truth = std::accumulate(data.begin(), data.end(), 0LL);
+  for (int b0 = 0; b0 < n; b0 += block) {  // reduceGmem: each block halves its segment in place
+    for (int s = block / 2; s >= 1; s /= 2) {
+      for (int t = 0; t < s; ++t) data[b0 + t] += data[b0 + t + s];
+    }
+  }
+  long long second = 0;  // reduceSmem's partial sums, added up: a sum of the overwritten array
+  for (int i = 0; i < n; ++i) second += data[i];
+  EXPECT_NE(second, truth);
+  long long first = 0;  // reduceGmem's own answer (element 0 of every block) is right
+  for (int b0 = 0; b0 < n; b0 += block) first += data[b0];
+  EXPECT_EQ(first, truth);
+  EXPECT_GT(second, 2 * truth);  // the partial sums are counted again and again
+}
+
+// lecture2, program 3 (mem_space_demo): every thread, also those past n, does
+// atomicAdd(&gScratch[blockIdx.x], sum), and "sum(out) = sum(gScratch) (两者应相等)". A thread past n
+// has self = 0 but reads its neighbours' values from shared memory, so its sum is not 0: the two
+// differ whenever n is not a multiple of the block. The kernel's arithmetic on the CPU:
+TEST(NotesErrata, ThreadsPastNAddToGScratchSoTheTwoSumsDifferAtAnOddN) {
+  const float w[4] = {0.5f, 1.0f, 1.5f, 2.0f};
+  auto sums = [&](int n, int block) {
+    double out = 0, scratch = 0;
+    for (int b0 = 0; b0 < n; b0 += block) {
+      std::vector<float> s(block), dyn(block);
+      for (int t = 0; t < block; ++t) s[t] = b0 + t < n ? 1.0f + 0.001f * static_cast<float>(b0 + t) : 0.0f;
+      for (int t = 0; t < block; ++t) dyn[t] = w[t & 3] * s[t] + 0.5f * s[(t + 1) % block];
+      for (int t = 0; t < block; ++t) {
+        float sum = 0;
+        for (int k = 0; k < 4; ++k) sum += dyn[(t + k * 7) % block] * w[k];
+        if (b0 + t < n) out += sum;
+        scratch += sum;  // every thread
+      }
+    }
+    return std::make_pair(out, scratch);
+  };
+  const auto whole = sums(4096, 256);  // the notes' N: a multiple of the block, the sums agree
+  EXPECT_NEAR(whole.first, whole.second, 1e-6 * whole.first);
+  const auto odd = sums(1000, 256);
+  EXPECT_GT(odd.second - odd.first, 1.0);  // threads 1000..1023 added their neighbours' values
+}
+
+// lecture2, program 3 (mem_space_demo): its occupancy estimate is the A100's, written into the
+// program (2048 threads, 32 blocks, 164 KB per SM). On the H200 the same kernel (256 threads,
+// 1 KB static + 1 KB dynamic shared memory) has other limits; the lab reads them from the device.
+TEST(NotesErrata, MemSpaceDemoHardCodesTheA100sLimits) {
+  occ::KernelSpec k;
+  k.block_threads = 256;
+  k.regs_per_thread = 32;
+  k.static_smem = 1024;
+  k.dynamic_smem = 1024;
+  const auto a = occ::compute(a100(), k), h = occ::compute(*occ::spec_for_arch("sm_90"), k);
+  EXPECT_EQ(a.by_shared_memory, 54);  // 164 KB / 3 KB
+  EXPECT_EQ(h.by_shared_memory, 76);  // 228 KB / 3 KB
+  const auto t4 = occ::compute(*occ::spec_for_arch("sm_75"), k);
+  EXPECT_EQ(t4.by_warps, 4);                   // 1024 threads per SM on Turing, not 2048
+  EXPECT_DOUBLE_EQ(t4.occupancy_percent, 100.0);
+  EXPECT_EQ(t4.resident_blocks * 256, 1024);   // half the A100's resident threads
 }
 
 }  // namespace
