@@ -11,6 +11,7 @@
 #include <fstream>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/banks.hpp"
@@ -230,6 +231,24 @@ TEST(NotesErrata, ProgramTwoTwentyRegistersAllowTenBlocksOnTheA100AndThe4090) {
   EXPECT_EQ(65536 / 5120, 12);  // the notes' division, without the allocation unit
 }
 
+#ifdef CUDALAB_NVCC
+// Compiles `source` (CUDA C++) with this build's nvcc for `arch`, in a folder of its own under
+// the temp directory: the exit status and what nvcc printed.
+std::pair<int, std::string> nvcc_compile(const std::string& name, const std::string& source, const char* arch) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("cudalab_errata_" + name + "_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "k.cu") << source;
+  const std::string cmd = std::string("\"") + CUDALAB_NVCC + "\" -arch=" + arch + " -c \"" + (dir / "k.cu").string() +
+                          "\" -o \"" + (dir / "k.o").string() + "\" > \"" + (dir / "log").string() + "\" 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log(dir / "log");
+  std::string text{std::istreambuf_iterator<char>(log), {}};
+  fs::remove_all(dir);
+  return {rc, text};
+}
+#endif
+
 // lecture2, 常见陷阱 #11: a static __shared__ array over 48 KB "会启动失败（cudaErrorInvalidValue）"
 // and needs cudaFuncSetAttribute(..MaxDynamicSharedMemorySize..). It never gets to a launch: ptxas
 // refuses it when the kernel is compiled; the opt-in raises the limit of dynamic shared memory
@@ -238,32 +257,49 @@ TEST(NotesErrata, AStaticSharedArrayOver48KBIsRefusedByPtxasNotAtLaunch) {
 #ifndef CUDALAB_NVCC
   GTEST_SKIP() << "built without the path of nvcc";
 #else
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("cudalab_errata_smem_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  auto compile = [&](int floats, const std::string& name) {
-    const fs::path cu = dir / (name + ".cu");
-    std::ofstream(cu) << "__global__ void k(float* out) {\n  __shared__ float s[" << floats
-                      << "];\n  s[threadIdx.x] = out[threadIdx.x];\n  __syncthreads();\n"
-                         "  out[threadIdx.x] = s[(threadIdx.x + 1) % "
-                      << floats << "];\n}\n";
-    const std::string cmd = std::string("\"") + CUDALAB_NVCC + "\" -arch=sm_80 -c \"" + cu.string() + "\" -o \"" +
-                            (dir / (name + ".o")).string() + "\" > \"" + (dir / (name + ".log")).string() + "\" 2>&1";
-    const int rc = std::system(cmd.c_str());
-    std::ifstream log(dir / (name + ".log"));
-    return std::make_pair(rc, std::string(std::istreambuf_iterator<char>(log), {}));
+  auto kernel = [](int floats) {
+    return "__global__ void k(float* out) {\n  __shared__ float s[" + std::to_string(floats) +
+           "];\n  s[threadIdx.x] = out[threadIdx.x];\n  __syncthreads();\n  out[threadIdx.x] = s[(threadIdx.x + 1) % " +
+           std::to_string(floats) + "];\n}\n";
   };
-  const auto fits = compile(48 * 1024 / 4, "fits");  // exactly 48 KB
+  const auto fits = nvcc_compile("smem_fits", kernel(48 * 1024 / 4), "sm_80");  // exactly 48 KB
   if (fits.first != 0 && fits.second.find("too much shared data") == std::string::npos) {
-    fs::remove_all(dir);
     GTEST_SKIP() << "nvcc does not run here: " << fits.second.substr(0, 200);
   }
   EXPECT_EQ(fits.first, 0) << fits.second;
-  const auto over = compile(48 * 1024 / 4 + 1, "over");  // 48 KB + 4 bytes
+  const auto over = nvcc_compile("smem_over", kernel(48 * 1024 / 4 + 1), "sm_80");  // 48 KB + 4 bytes
   EXPECT_NE(over.first, 0);
   EXPECT_NE(over.second.find("too much shared data"), std::string::npos) << over.second;
-  fs::remove_all(dir);
   EXPECT_EQ(a100().smem_per_block_optin, 163u * 1024);  // the dynamic opt-in's ceiling per block
+#endif
+}
+
+// cuda-intro, 2. (vecAdd) and 4. (the reductions): the listings lost their line breaks. The vecAdd
+// example's first lines, as printed: the kernel is inside the #define (its line never ended), the
+// next line opens with a '}' that closes nothing, and everything after a "//" on a line is a
+// comment (the rest of main). With the breaks put back it compiles.
+TEST(NotesErrata, IntroListingsWithoutTheirLineBreaksDoNotCompile) {
+#ifndef CUDALAB_NVCC
+  GTEST_SKIP() << "built without the path of nvcc";
+#else
+  const std::string as_printed =
+      "#include <cstdio>\n"
+      "#define BLOCK_SIZE 256__global__ void vecAdd(int *A, int *B, int *C, int n) {int i = blockIdx.x * blockDim.x + "
+      "threadIdx.x;if (i < n) {C[i] = A[i] + B[i];}\n"
+      "}int main() {int N = 10000;size_t size = N * sizeof(int);// 主机内存分配与初始化int *A = (int*)malloc(size);\n"
+      "}\n";
+  const std::string restored =
+      "#include <cstdio>\n"
+      "#define BLOCK_SIZE 256\n"
+      "__global__ void vecAdd(int *A, int *B, int *C, int n) {int i = blockIdx.x * blockDim.x + threadIdx.x;if (i < n) "
+      "{C[i] = A[i] + B[i];}\n"
+      "}int main() {int N = 10000;size_t size = N * sizeof(int);// 主机内存分配与初始化\n"
+      "(void)size; return 0;\n"
+      "}\n";
+  const auto good = nvcc_compile("listing_restored", restored, "sm_80");
+  if (good.first != 0) GTEST_SKIP() << "nvcc does not run here: " << good.second.substr(0, 200);
+  const auto bad = nvcc_compile("listing_as_printed", as_printed, "sm_80");
+  EXPECT_NE(bad.first, 0) << "the listing as printed compiled";
 #endif
 }
 
