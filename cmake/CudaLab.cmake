@@ -9,6 +9,8 @@
 #                                        # (scripts/report_schema.py), or 77 = skipped without a GPU
 #     BAD_ARGS  "0 0" "abc" "--nope"     # each string is one bad invocation that must exit 2
 #     GPU_BAD_ARGS "--device 99"         # bad only on a machine with a GPU (else: skipped, 77)
+#     MIN_ARGS  "1 1"                    # runs at the smallest value of each size option: each must
+#                                        # exit 0 with a report that validates, like SMOKE_ARGS
 #     SANITIZE_ARGS 77 61 --repeat 2)    # the small run compute-sanitizer checks (label sanitize)
 #
 # The kernel library is what the tests link, so GoogleTest calls exactly the code the
@@ -47,7 +49,7 @@ function(cudalab_use_launcher target)
 endfunction()
 
 function(cudalab_add_lab name)
-  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;SANITIZE_ARGS;LIBS")
+  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;SANITIZE_ARGS;LIBS;MIN_ARGS")
 
   # Kernel library (nvcc) that the executable and the tests share.
   add_library(${name}_kernels STATIC ${LAB_KERNELS})
@@ -84,6 +86,17 @@ function(cudalab_add_lab name)
                    "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${name}> ${LAB_SMOKE_ARGS})
   cudalab_test_labels(${name}.smoke.run "gpu;${name};smoke")
   set_tests_properties(${name}.smoke.run PROPERTIES SKIP_RETURN_CODE 77)
+
+  set(i 0)
+  foreach(smallest IN LISTS LAB_MIN_ARGS)
+    separate_arguments(smallest_list UNIX_COMMAND "${smallest}")
+    add_test(NAME ${name}.smoke.smallest.${i}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/report_schema.py --run
+                     "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${name}> ${smallest_list})
+    cudalab_test_labels(${name}.smoke.smallest.${i} "gpu;${name};smoke")
+    set_tests_properties(${name}.smoke.smallest.${i} PROPERTIES SKIP_RETURN_CODE 77)
+    math(EXPR i "${i} + 1")
+  endforeach()
 
   set(i 0)
   foreach(bad IN LISTS LAB_BAD_ARGS)

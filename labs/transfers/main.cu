@@ -227,8 +227,10 @@ int unified_section(cudalab::Report& report, const Options& o, std::size_t n) {
 
 int crossover_section(cudalab::Report& report, const Options& o, transfers::PipelineBuffers& buffers) {
   // The buffers are already there: nothing more to fit.
-  const std::vector<std::size_t> sizes = cudalab::sweep_sizes(
-      1024, std::min<std::size_t>(buffers.size(), kCrossoverMax), 4, [](std::size_t) { return 0.0; });
+  // From 1024 floats (or N, when N is smaller) up to N: never an empty list.
+  const std::size_t last = std::min<std::size_t>(buffers.size(), kCrossoverMax);
+  const std::vector<std::size_t> sizes =
+      cudalab::sweep_sizes(std::min<std::size_t>(1024, last), last, 4, [](std::size_t) { return 0.0; });
   const std::size_t largest = sizes.back();
   std::vector<float> a(largest), b(largest), c(largest), cpu(largest);
   transfers::fill_inputs(a.data(), b.data(), largest);
