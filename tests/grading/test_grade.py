@@ -268,10 +268,46 @@ class Leaderboard(unittest.TestCase):
             self.assertEqual([(r["rank"], r["submission"]) for r in rows], [(1, "bo"), (2, "ann")])
             with open(os.path.join(tmp, "leaderboard.md")) as f:
                 md = f.read()
-            self.assertIn("| 1 | bo | naive | 3800.0 | 95.0 |", md)
+            self.assertIn("| 1 | bo | naive |  | 3800.0 | 95.0 | 95.0 |", md)
             self.assertNotIn("cy", md)
             with open(os.path.join(tmp, "leaderboard.csv")) as f:
-                self.assertEqual(f.readline().strip(), "task,rank,submission,variant,gbps,percent_of_copy,copy_ceiling_gbps")
+                self.assertEqual(f.readline().strip(), "task,rank,submission,variant,size,gbps,percent_of_copy,"
+                                                       "copy_ceiling_gbps,percent_of_roof,roof")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_a_flop_lab_ranks_by_its_share_of_the_fp32_peak_whatever_the_size(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from cudalab.labgrade import leaderboard
+        data = {"copy_ceiling_gbps": 4000.0, "peak_gbps": 4800.0, "peak_fp32_gflops": 60000.0}
+        row = {"variant": "smem32", "correct": True, "suspect": False, "baseline": False}
+        # a bigger matrix moves its bytes faster at the same FLOP/s: bandwidth would rank it first
+        small = dict(row, gbps=30.0, gflops=8000.0)
+        big = dict(row, gbps=45.0, gflops=7000.0)
+        self.assertGreater(leaderboard.share_of_roof(small, data)[0], leaderboard.share_of_roof(big, data)[0])
+        self.assertEqual(leaderboard.share_of_roof(small, data), (100.0 * 8000 / 60000, "FP32 peak"))
+        self.assertFalse(leaderboard.believable(dict(row, gbps=30.0, gflops=61000.0), data))  # above the peak
+        self.assertFalse(leaderboard.believable(dict(row, gbps=30.0, gflops=None), data))
+        self.assertTrue(leaderboard.believable(small, data))
+        vec = {"copy_ceiling_gbps": 4000.0}
+        self.assertEqual(leaderboard.share_of_roof(dict(row, gbps=3000.0), vec), (75.0, "copy ceiling"))
+        tmp = tempfile.mkdtemp(prefix="leaderboard_")
+        try:
+            graded = {}
+            for name, r in (("ann", big), ("bo", small)):
+                folder = os.path.join(tmp, name)
+                os.makedirs(folder)
+                pct, roof = leaderboard.share_of_roof(r, data)
+                board = {"matmul.smem_tile": {"variant": "smem32", "gbps": r["gbps"], "percent_of_copy": 1.0,
+                                              "copy_ceiling_gbps": 4000.0, "size": "2100", "percent_of_roof": pct,
+                                              "roof": roof}}
+                with open(os.path.join(folder, "results.json"), "w") as f:
+                    json.dump({"extra_data": {"leaderboard": board}}, f)
+                graded[name] = folder
+            rows = leaderboard.write(graded, tmp)
+            self.assertEqual([r["submission"] for r in rows], ["bo", "ann"])
+            with open(os.path.join(tmp, "leaderboard.md")) as f:
+                self.assertIn("% of FP32 peak", f.read())
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

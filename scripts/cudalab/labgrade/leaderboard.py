@@ -48,7 +48,21 @@ def believable(row, data):
         return False
     if copy <= 0 or gbps <= 0:
         return False
-    return gbps <= COPY_MARGIN * copy and (peak <= 0 or gbps <= peak)
+    if not (gbps <= COPY_MARGIN * copy and (peak <= 0 or gbps <= peak)):
+        return False
+    flop_peak = float(data.get("peak_fp32_gflops") or 0)  # a lab that is judged by its FLOP/s
+    return flop_peak <= 0 or 0 < float(row.get("gflops") or 0) <= flop_peak
+
+
+def share_of_roof(row, data):
+    """(percent, roof): a row's share of the roof its lab is judged against. A lab whose report
+    carries peak_fp32_gflops (matmul, compute-bound) is judged by its FLOP/s against that peak:
+    its bytes per second grow with the size drawn for the run, its FLOP/s do not. The others by
+    their bandwidth against the copy ceiling of the same run."""
+    flop_peak = float(data.get("peak_fp32_gflops") or 0)
+    if flop_peak > 0:
+        return 100.0 * float(row["gflops"]) / flop_peak, "FP32 peak"
+    return 100.0 * float(row["gbps"]) / float(data["copy_ceiling_gbps"]), "copy ceiling"
 
 
 def run_lab(ws, lab, args, timeout):
@@ -97,11 +111,13 @@ def measure(ws, labs, tasks, deadline=None, timeout=300):
                 continue
             good = [rows[v] for v in variants if v in rows and believable(rows[v], data)]
             if good:
-                best = max(good, key=lambda r: float(r["gbps"]))
+                best = max(good, key=lambda r: share_of_roof(r, data)[0])
                 copy = float(data["copy_ceiling_gbps"])
+                percent, roof = share_of_roof(best, data)
                 found[task] = {"variant": best["variant"], "gbps": round(float(best["gbps"]), 1),
                                "percent_of_copy": round(100.0 * float(best["gbps"]) / copy, 1),
-                               "copy_ceiling_gbps": round(copy, 1), "size": " ".join(args[:-1])}
+                               "copy_ceiling_gbps": round(copy, 1), "size": " ".join(args[:-1]),
+                               "percent_of_roof": round(percent, 1), "roof": roof}
     return found
 
 
@@ -117,24 +133,31 @@ def write(graded, out):
             continue
         for task, m in board.items():
             rows.append({"task": task, "submission": name, **m})
-    rows.sort(key=lambda r: (r["task"], -r["percent_of_copy"]))
+    rows.sort(key=lambda r: (r["task"], -r.get("percent_of_roof", r["percent_of_copy"])))
     rank, last = 0, None
     for r in rows:
         rank = 1 if r["task"] != last else rank + 1
         r["rank"], last = rank, r["task"]
-    fields = ["task", "rank", "submission", "variant", "gbps", "percent_of_copy", "copy_ceiling_gbps"]
+    for r in rows:  # results written before the roof was recorded: the copy ceiling's share
+        r.setdefault("percent_of_roof", r["percent_of_copy"])
+        r.setdefault("roof", "copy ceiling")
+        r.setdefault("size", "")
+    fields = ["task", "rank", "submission", "variant", "size", "gbps", "percent_of_copy", "copy_ceiling_gbps",
+              "percent_of_roof", "roof"]
     with open(os.path.join(out, "leaderboard.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fields)
+        w = csv.DictWriter(f, fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     with open(os.path.join(out, "leaderboard.md"), "w") as f:
-        f.write("# Leaderboard\n\nCorrect submissions per task, by bandwidth as a share of the copy ceiling "
-                "measured in the same run.\n")
+        f.write("# Leaderboard\n\nCorrect submissions per task, by their share of the roof measured or known for the "
+                "same run: bandwidth against the copy ceiling, or FLOP/s against the FP32 peak (matmul).\n")
         for task in sorted({r["task"] for r in rows}):
-            f.write(f"\n## {task}\n\n| rank | submission | variant | GB/s | % of copy |\n|---:|---|---|---:|---:|\n")
+            roof = next(r["roof"] for r in rows if r["task"] == task)
+            f.write(f"\n## {task}\n\n| rank | submission | variant | size | GB/s | % of copy | % of {roof} |\n"
+                    "|---:|---|---|---|---:|---:|---:|\n")
             for r in rows:
                 if r["task"] == task:
-                    f.write(f"| {r['rank']} | {r['submission']} | {r['variant']} | {r['gbps']:.1f} | "
-                            f"{r['percent_of_copy']:.1f} |\n")
+                    f.write(f"| {r['rank']} | {r['submission']} | {r['variant']} | {r['size']} | {r['gbps']:.1f} | "
+                            f"{r['percent_of_copy']:.1f} | {r['percent_of_roof']:.1f} |\n")
     print(f"leaderboard: {os.path.join(out, 'leaderboard.md')} ({len(rows)} rows)")
     return rows
