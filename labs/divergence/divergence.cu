@@ -82,20 +82,53 @@ __global__ void data_dependent(const float* data, float* out, int iters) {
   out[i] = x;
 }
 
+// The inputs a variant branches on: none (it branches on threadIdx.x), or data of some kind.
+enum class Data { kNone, kRandom, kSorted, kPositive };
+
+using Launcher = void (*)(const float* data, float* out, int grid, int block, int iters, cudaStream_t stream);
+
+template <void (*Kernel)(float*, int)>
+void launch_index(const float*, float* out, int grid, int block, int iters, cudaStream_t stream) {
+  Kernel<<<grid, block, 0, stream>>>(out, iters);
+}
+void launch_data(const float* data, float* out, int grid, int block, int iters, cudaStream_t stream) {
+  data_dependent<<<grid, block, 0, stream>>>(data, out, iters);
+}
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  Launcher launch;
+  Data data;
+};
+
+// The ladder, described once: a row is the whole variant (name, what it changes, its launcher,
+// the data it branches on). Adding a variant is its kernel, its enum value and its row.
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kDivergent, "divergent", "the notes' branch on threadIdx.x % 2: both paths inside every warp",
+       launch_index<divergent>, Data::kNone},
+      {Variant::kUniform, "uniform", "the notes' branch on (threadIdx.x / 32) % 2: one path per warp",
+       launch_index<uniform>, Data::kNone},
+      {Variant::kBranchFree, "branch_free", "no branch: each thread picks its constants arithmetically",
+       launch_index<branch_free>, Data::kNone},
+      {Variant::kDataRandom, "data_random", "branch on x[i] > 0, random signs: nearly every warp diverges",
+       launch_data, Data::kRandom},
+      {Variant::kDataSorted, "data_sorted", "the same branch on sorted data: one warp diverges", launch_data,
+       Data::kSorted},
+      {Variant::kDataPositive, "data_positive", "all positive: no warp diverges", launch_data, Data::kPositive},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "divergence"); }
+
 }  // namespace
 
-// The ladder, described once: each variant's name and what it changes.
-CUDALAB_VARIANTS(Variant,
-    {Variant::kDivergent, "divergent", "the notes' branch on threadIdx.x % 2: both paths inside every warp"},
-    {Variant::kUniform, "uniform", "the notes' branch on (threadIdx.x / 32) % 2: one path per warp"},
-    {Variant::kBranchFree, "branch_free", "no branch: each thread picks its constants arithmetically"},
-    {Variant::kDataRandom, "data_random", "branch on x[i] > 0, random signs: nearly every warp diverges"},
-    {Variant::kDataSorted, "data_sorted", "the same branch on sorted data: one warp diverges"},
-    {Variant::kDataPositive, "data_positive", "all positive: no warp diverges"})
+CUDALAB_VARIANTS_FROM(Variant, ladder())
 
-bool is_data_dependent(Variant v) {
-  return v == Variant::kDataRandom || v == Variant::kDataSorted || v == Variant::kDataPositive;
-}
+bool is_data_dependent(Variant v) { return row_of(v).data != Data::kNone; }
 
 std::vector<float> make_data(Variant v, std::size_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
@@ -105,23 +138,18 @@ std::vector<float> make_data(Variant v, std::size_t n, std::uint64_t seed) {
     x = dist(gen);
     if (x == 0.f) x = 0.5f;
   }
-  if (v == Variant::kDataSorted) std::sort(d.begin(), d.end());
-  if (v == Variant::kDataPositive) {
+  const Data kind = row_of(v).data;
+  if (kind == Data::kSorted) std::sort(d.begin(), d.end());
+  if (kind == Data::kPositive) {
     for (auto& x : d) x = std::fabs(x);
   }
   return d;
 }
 
 void launch(Variant v, const float* data, float* out, int grid, int block, int iters, cudaStream_t stream) {
-  switch (v) {
-    case Variant::kDivergent: divergent<<<grid, block, 0, stream>>>(out, iters); break;
-    case Variant::kUniform: uniform<<<grid, block, 0, stream>>>(out, iters); break;
-    case Variant::kBranchFree: branch_free<<<grid, block, 0, stream>>>(out, iters); break;
-    case Variant::kDataRandom:
-    case Variant::kDataSorted:
-    case Variant::kDataPositive: data_dependent<<<grid, block, 0, stream>>>(data, out, iters); break;
-  }
-  CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+  const Row& row = row_of(v);
+  row.launch(data, out, grid, block, iters, stream);
+  CUDA_CHECK_LAUNCH(row.name);
 }
 
 int divergent_warps_mod2(int block) {

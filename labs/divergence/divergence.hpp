@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/variants.hpp"
+
 namespace divergence {
 
 // The two paths every variant chooses between. Each is a chain of `iters` fused
@@ -13,20 +15,11 @@ namespace divergence {
 inline constexpr float kEvenScale = 0.999f, kEvenShift = 0.5f;   // path A
 inline constexpr float kOddScale = 0.998f, kOddShift = -0.25f;   // path B
 
-enum class Variant {
-  kDivergent,    // the notes' branch on threadIdx.x % 2: both paths inside every warp
-  kUniform,      // the notes' branch on (threadIdx.x / 32) % 2: one path per warp
-  kBranchFree,   // no branch: each thread picks its constants arithmetically, one loop
-  kDataRandom,   // branch on x[i] > 0, random signs: nearly every warp diverges
-  kDataSorted,   // the same branch on sorted data: only the warp at the sign change diverges
-  kDataPositive, // all positive: no warp diverges
-};
+// The variants, in ladder order; the table in divergence.cu says what each changes.
+enum class Variant { kDivergent, kUniform, kBranchFree, kDataRandom, kDataSorted, kDataPositive };
+CUDALAB_DECLARE_VARIANTS(Variant)
 
-const std::vector<Variant>& all_variants();
-std::string variant_name(Variant v);
-std::string variant_summary(Variant v);  // one line: what this variant changes
-bool parse_variant(const std::string& name, Variant* out);
-std::vector<std::string> variant_names();
+// Whether the variant branches on its input data (which make_data draws for it).
 bool is_data_dependent(Variant v);
 
 // The input of the data-dependent variants: n values, random signs (or sorted / all positive).

@@ -11,13 +11,6 @@
 
 namespace transpose {
 
-CUDALAB_VARIANTS(Variant,
-    {Variant::kNaive, "naive", "one element per thread: coalesced reads, writes 4 x rows bytes apart down a column (32 KB at 8192)"},
-    {Variant::kTiled, "tiled", "a 32 x 32 shared tile: both global accesses coalesced, a 32-way conflict reading it"},
-    {Variant::kPadded, "padded", "the tile 32 x 33: a column's 32 words in 32 different banks"},
-    {Variant::kSwizzled, "swizzled", "the tile 32 x 32, column XOR row: conflict-free without padding"},
-    {Variant::kPaddedCoarse, "padded_coarse", "the padded tile, 32 x 4 threads: 8 elements per thread"})
-
 namespace {
 
 constexpr int kTile = 32;
@@ -71,20 +64,52 @@ __global__ void transpose_tile(const float* __restrict__ in, float* __restrict__
 
 unsigned tiles(int n) { return static_cast<unsigned>((n + kTile - 1) / kTile); }
 
+void launch_naive(const float* in, float* out, int rows, int cols) {
+  transpose_naive<<<dim3(tiles(cols), static_cast<unsigned>((rows + 7) / 8)), dim3(kTile, 8)>>>(in, out, rows, cols);
+}
+
+// One block of 32 x BlockRows threads per 32 x 32 tile.
+template <int Pad, bool Swizzle, int BlockRows>
+void launch_tile(const float* in, float* out, int rows, int cols) {
+  transpose_tile<Pad, Swizzle, BlockRows><<<dim3(tiles(cols), tiles(rows)), dim3(kTile, BlockRows)>>>(in, out, rows, cols);
+}
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  void (*launch)(const float* in, float* out, int rows, int cols);
+};
+
+// The ladder, described once: a row is the whole variant (name, what it changes, its launcher
+// with its grid, block and template arguments). Adding a variant is its kernel, its enum value
+// and its row.
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kNaive, "naive",
+       "one element per thread: coalesced reads, writes 4 x rows bytes apart down a column (32 KB at 8192)",
+       launch_naive},
+      {Variant::kTiled, "tiled", "a 32 x 32 shared tile: both global accesses coalesced, a 32-way conflict reading it",
+       launch_tile<0, false, 8>},
+      {Variant::kPadded, "padded", "the tile 32 x 33: a column's 32 words in 32 different banks", launch_tile<1, false, 8>},
+      {Variant::kSwizzled, "swizzled", "the tile 32 x 32, column XOR row: conflict-free without padding",
+       launch_tile<0, true, 8>},
+      {Variant::kPaddedCoarse, "padded_coarse", "the padded tile, 32 x 4 threads: 8 elements per thread",
+       launch_tile<1, false, 4>},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "transpose"); }
+
 }  // namespace
 
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
 void launch(Variant v, const float* in, float* out, int rows, int cols) {
-  const dim3 grid(tiles(cols), tiles(rows));
-  switch (v) {
-    case Variant::kNaive:
-      transpose_naive<<<dim3(tiles(cols), static_cast<unsigned>((rows + 7) / 8)), dim3(kTile, 8)>>>(in, out, rows, cols);
-      break;
-    case Variant::kTiled: transpose_tile<0, false, 8><<<grid, dim3(kTile, 8)>>>(in, out, rows, cols); break;
-    case Variant::kPadded: transpose_tile<1, false, 8><<<grid, dim3(kTile, 8)>>>(in, out, rows, cols); break;
-    case Variant::kSwizzled: transpose_tile<0, true, 8><<<grid, dim3(kTile, 8)>>>(in, out, rows, cols); break;
-    case Variant::kPaddedCoarse: transpose_tile<1, false, 4><<<grid, dim3(kTile, 4)>>>(in, out, rows, cols); break;
-  }
-  CUDA_CHECK_LAUNCH("transpose");
+  const Row& row = row_of(v);
+  row.launch(in, out, rows, cols);
+  CUDA_CHECK_LAUNCH(row.name);
 }
 
 // ---- the bank microbenchmark ----------------------------------------------------------------

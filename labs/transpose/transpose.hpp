@@ -8,21 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "common/variants.hpp"
+
 namespace transpose {
 
-enum class Variant {
-  kNaive,         // one element per thread: reads along rows (coalesced), writes down columns
-  kTiled,         // a 32 x 32 shared tile: both global accesses coalesced, the tile read by column
-  kPadded,        // the tile 32 x 33: column reads spread over all 32 banks
-  kSwizzled,      // the tile 32 x 32, column index XOR row: no conflicts, no padding
-  kPaddedCoarse,  // the padded tile with 32 x 4 threads: 8 elements per thread
-};
-
-const std::vector<Variant>& all_variants();
-std::string variant_name(Variant v);
-std::string variant_summary(Variant v);
-bool parse_variant(const std::string& name, Variant* out);
-std::vector<std::string> variant_names();
+// The variants, in ladder order; the table in transpose.cu says what each changes.
+enum class Variant { kNaive, kTiled, kPadded, kSwizzled, kPaddedCoarse };
+CUDALAB_DECLARE_VARIANTS(Variant)
 
 // out (cols x rows) = in (rows x cols)^T, row-major, enqueued on the default stream.
 void launch(Variant v, const float* in, float* out, int rows, int cols);
