@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include "common/cuda_check.hpp"
 #include "common/variants.hpp"
@@ -117,27 +118,70 @@ __global__ void vec_add_vectorized(const T* __restrict__ a, const T* __restrict_
 // Host side: names, geometry, launchers
 // ---------------------------------------------------------------------------------------
 
-// The ladder, described once: each variant's name and what it changes.
-CUDALAB_VARIANTS(Variant,
-    {Variant::kNaive, "naive", "one element per thread (the lecture's kernel)"},
-    {Variant::kCoarsened2, "coarsened2", "2 elements per thread, block-strided: each access stays coalesced"},
-    {Variant::kCoarsened4, "coarsened4", "4 elements per thread"},
-    {Variant::kCoarsened8, "coarsened8", "8 elements per thread"},
-    {Variant::kGridStride, "grid_stride", "fixed grid sized from the SM count; each thread loops over the array"},
-    {Variant::kVectorized, "vectorized", "16-byte loads and stores (float4/int4), grid-stride, scalar tail"})
-
 namespace {
 
-int elements_per_thread(Variant v) {
-  switch (v) {
-    case Variant::kCoarsened2: return 2;
-    case Variant::kCoarsened4: return 4;
-    case Variant::kCoarsened8: return 8;
-    default: return 1;
-  }
+template <typename T>
+using Launcher = void (*)(dim3 grid, int block, cudaStream_t stream, const T* a, const T* b, T* c, std::size_t n);
+
+template <typename T, void (*Kernel)(const T*, const T*, T*, std::size_t)>
+void launch_kernel(dim3 grid, int block, cudaStream_t stream, const T* a, const T* b, T* c, std::size_t n) {
+  Kernel<<<grid, block, 0, stream>>>(a, b, c, n);
 }
 
-bool is_fixed_grid(Variant v) { return v == Variant::kGridStride || v == Variant::kVectorized; }
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  int elements_per_thread;  // per thread of a grid that covers n (1 for the fixed-grid variants)
+  int per_vector;           // 0: the grid covers n; k: a fixed grid of threads that take k at a time
+  bool vector_loads;        // 16-byte accesses: unaligned pointers run grid_stride instead (fallback)
+  Launcher<float> launch_float;
+  Launcher<int> launch_int;
+  const void* occupancy_kernel;  // the float instance (float and int use the same registers)
+  template <typename T>
+  Launcher<T> launcher() const {
+    if constexpr (std::is_same_v<T, float>) {
+      return launch_float;
+    } else {
+      return launch_int;
+    }
+  }
+};
+
+// The ladder, described once: a row is the whole variant (name, what it changes, how its grid
+// covers n, whether it needs 16-byte alignment, its launchers). Adding a variant is its kernel,
+// its enum value and its row.
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kNaive, "naive", "one element per thread (the lecture's kernel)", 1, 0, false,
+       launch_kernel<float, vec_add_naive<float>>, launch_kernel<int, vec_add_naive<int>>,
+       reinterpret_cast<const void*>(vec_add_naive<float>)},
+      {Variant::kCoarsened2, "coarsened2", "2 elements per thread, block-strided: each access stays coalesced", 2, 0,
+       false, launch_kernel<float, vec_add_coarsened<float, 2>>, launch_kernel<int, vec_add_coarsened<int, 2>>,
+       reinterpret_cast<const void*>(vec_add_coarsened<float, 2>)},
+      {Variant::kCoarsened4, "coarsened4", "4 elements per thread", 4, 0, false,
+       launch_kernel<float, vec_add_coarsened<float, 4>>, launch_kernel<int, vec_add_coarsened<int, 4>>,
+       reinterpret_cast<const void*>(vec_add_coarsened<float, 4>)},
+      {Variant::kCoarsened8, "coarsened8", "8 elements per thread", 8, 0, false,
+       launch_kernel<float, vec_add_coarsened<float, 8>>, launch_kernel<int, vec_add_coarsened<int, 8>>,
+       reinterpret_cast<const void*>(vec_add_coarsened<float, 8>)},
+      {Variant::kGridStride, "grid_stride", "fixed grid sized from the SM count; each thread loops over the array", 1,
+       1, false, launch_kernel<float, vec_add_grid_stride<float>>, launch_kernel<int, vec_add_grid_stride<int>>,
+       reinterpret_cast<const void*>(vec_add_grid_stride<float>)},
+      {Variant::kVectorized, "vectorized", "16-byte loads and stores (float4/int4), grid-stride, scalar tail", 1, 4,
+       true, launch_kernel<float, vec_add_vectorized<float>>, launch_kernel<int, vec_add_vectorized<int>>,
+       reinterpret_cast<const void*>(vec_add_vectorized<float>)},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "vec_add"); }
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+namespace {
 
 int current_sm_count() {
   int device = 0, sms = 0;
@@ -150,23 +194,19 @@ int current_sm_count() {
 
 int fixed_grid_blocks_per_sm(Variant v, int block) {
   int blocks = 0;
-  // Both fixed-grid kernels are small; float and int instantiations use the same registers.
-  if (v == Variant::kVectorized) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vec_add_vectorized<float>, block, 0));
-  } else {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vec_add_grid_stride<float>, block, 0));
-  }
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, row_of(v).occupancy_kernel, block, 0));
   return blocks;
 }
 
 cudalab::LaunchGeometry geometry(Variant v, std::size_t n, int block, int sm_count, int blocks_per_sm) {
   const auto items = static_cast<std::int64_t>(n);
-  if (!is_fixed_grid(v)) return cudalab::geometry_1d(items, block, elements_per_thread(v));
+  const Row& row = row_of(v);
+  if (row.per_vector == 0) return cudalab::geometry_1d(items, block, row.elements_per_thread);
   cudalab::LaunchGeometry g;
   g.block_x = block;
   g.work_items = items;
   // Never launch more blocks than there is work for (small n).
-  const std::int64_t per_thread = v == Variant::kVectorized ? 4 : 1;
+  const std::int64_t per_thread = row.per_vector;
   const std::int64_t needed = cudalab::ceil_div(cudalab::ceil_div(items, per_thread), block);
   g.grid_x = std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t{sm_count} * blocks_per_sm, needed));
   g.items_per_thread = std::max<std::int64_t>(1, cudalab::ceil_div(items, g.threads()));
@@ -179,14 +219,14 @@ Plan make_plan(Variant v, std::size_t n, int block) {
   p.variant = v;
   p.n = n;
   p.block = block;
-  const bool fixed = is_fixed_grid(v);
+  const bool fixed = row_of(v).per_vector > 0;
   p.geometry = geometry(v, n, block, fixed ? current_sm_count() : 0, fixed ? fixed_grid_blocks_per_sm(v, block) : 0);
   return p;
 }
 
 std::string fallback(const Plan& plan, const void* a, const void* b, const void* c) {
   const bool aligned = cudalab::is_aligned(a, 16) && cudalab::is_aligned(b, 16) && cudalab::is_aligned(c, 16);
-  if (plan.variant == Variant::kVectorized && !aligned) return "ran grid_stride (pointers not 16-byte aligned)";
+  if (row_of(plan.variant).vector_loads && !aligned) return "ran grid_stride (pointers not 16-byte aligned)";
   return "";
 }
 
@@ -197,14 +237,7 @@ void launch(const Plan& plan, const T* a, const T* b, T* c, cudaStream_t stream)
   const dim3 grid(static_cast<unsigned>(plan.geometry.grid_x));
   const int block = plan.block;
   const std::size_t n = plan.n;
-  switch (v) {
-    case Variant::kNaive: vec_add_naive<T><<<grid, block, 0, stream>>>(a, b, c, n); break;
-    case Variant::kCoarsened2: vec_add_coarsened<T, 2><<<grid, block, 0, stream>>>(a, b, c, n); break;
-    case Variant::kCoarsened4: vec_add_coarsened<T, 4><<<grid, block, 0, stream>>>(a, b, c, n); break;
-    case Variant::kCoarsened8: vec_add_coarsened<T, 8><<<grid, block, 0, stream>>>(a, b, c, n); break;
-    case Variant::kGridStride: vec_add_grid_stride<T><<<grid, block, 0, stream>>>(a, b, c, n); break;
-    case Variant::kVectorized: vec_add_vectorized<T><<<grid, block, 0, stream>>>(a, b, c, n); break;
-  }
+  row_of(v).template launcher<T>()(grid, block, stream, a, b, c, n);
   CUDA_CHECK_LAUNCH("vec_add kernel");
 }
 

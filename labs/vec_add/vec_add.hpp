@@ -8,23 +8,13 @@
 #include <vector>
 
 #include "common/launch_geometry.hpp"
+#include "common/variants.hpp"
 
 namespace vec_add {
 
-enum class Variant {
-  kNaive,        // one element per thread (the lecture's kernel)
-  kCoarsened2,   // 2 elements per thread, block-strided so each access stays coalesced
-  kCoarsened4,   // 4 elements per thread
-  kCoarsened8,   // 8 elements per thread
-  kGridStride,   // fixed grid sized from the SM count; each thread loops over the array
-  kVectorized,   // 16-byte loads/stores (float4/int4), grid-stride, scalar tail
-};
-
-const std::vector<Variant>& all_variants();
-std::string variant_name(Variant v);     // "naive", "coarsened2", ...
-std::string variant_summary(Variant v);  // one line: what this variant changes
-bool parse_variant(const std::string& name, Variant* out);
-std::vector<std::string> variant_names();
+// The variants, in ladder order; the table in vec_add.cu says what each changes.
+enum class Variant { kNaive, kCoarsened2, kCoarsened4, kCoarsened8, kGridStride, kVectorized };
+CUDALAB_DECLARE_VARIANTS(Variant)
 
 // Launch configuration a variant uses for n elements with `block`-thread blocks on a GPU of
 // `sm_count` SMs running `blocks_per_sm` resident blocks (the fixed-grid variants use it).
