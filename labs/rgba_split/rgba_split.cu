@@ -224,30 +224,67 @@ constexpr std::int64_t kMaxGridY = 65535;
 // Host side
 // ---------------------------------------------------------------------------------------
 
-// The ladder, described once: each variant's name and what it changes.
-CUDALAB_VARIANTS(Variant,
-    {Variant::kNaive, "naive", "1 px/thread, 4 x 1-byte loads, 4 x 1-byte stores (notes A)"},
-    {Variant::kUchar4, "uchar4", "1 px/thread, 1 x 4-byte load, 4 x 1-byte stores (notes B)"},
-    {Variant::kX4Load16Store1, "x4_load16_store1", "4 px/thread, 1 x 16-byte load, 16 x 1-byte stores"},
-    {Variant::kX4Load4Store4, "x4_load4_store4", "4 px/thread, 4 x 4-byte loads, 4 x 4-byte stores"},
-    {Variant::kX4, "x4", "4 px/thread, 1 x 16-byte load, 4 x 4-byte stores"},
-    {Variant::kX4Unroll4, "x4_unroll4", "x4 with 4 quads in flight per thread"},
-    {Variant::kX16, "x16", "16 px/thread, 4 x 16-byte loads, 4 x 16-byte stores"})
+namespace {
 
-int pixels_per_thread(Variant v) {
-  switch (v) {
-    case Variant::kNaive:
-    case Variant::kUchar4: return 1;
-    case Variant::kX4Load16Store1:
-    case Variant::kX4Load4Store4:
-    case Variant::kX4: return 4;
-    case Variant::kX4Unroll4:
-    case Variant::kX16: return 16;
-  }
-  return 1;
+// A launcher: the kernel with its own view of the image (bytes, uchar4, uint32 or uint4).
+using Launcher = void (*)(const Launch& l, cudaStream_t stream, const std::uint8_t* rgba, Planes out,
+                          std::size_t width, std::size_t height);
+
+void launch_naive(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Planes out, std::size_t w, std::size_t h) {
+  split_naive<<<l.grid, l.block, 0, s>>>(rgba, out, w, h);
+}
+void launch_uchar4(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Planes out, std::size_t w,
+                   std::size_t h) {
+  split_uchar4<<<l.grid, l.block, 0, s>>>(reinterpret_cast<const uchar4*>(rgba), out, w, h);
+}
+void launch_x4_load4_store4(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Planes out, std::size_t w,
+                            std::size_t h) {
+  split_x4_load4_store4<<<l.grid, l.block, 0, s>>>(reinterpret_cast<const std::uint32_t*>(rgba), out, w * h);
+}
+// The 1D kernels that read the image 16 bytes at a time.
+template <void (*Kernel)(const uint4*, Planes, std::size_t)>
+void launch_uint4(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Planes out, std::size_t w, std::size_t h) {
+  Kernel<<<l.grid, l.block, 0, s>>>(reinterpret_cast<const uint4*>(rgba), out, w * h);
 }
 
-bool is_2d(Variant v) { return v == Variant::kNaive || v == Variant::kUchar4; }
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  int pixels_per_thread;
+  bool two_d;        // a 2D grid of kBlock2dX x kBlock2dY blocks (else 1D, kBlock1d threads)
+  Launcher launch;
+};
+
+// The ladder, described once: a row is the whole variant (name, what it changes, pixels per
+// thread, its grid's shape, its launcher). The 1D variants need 16-byte aligned image and planes
+// (unaligned ones run naive, reported by fallback()). Adding a variant is its kernel, its enum
+// value and its row.
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kNaive, "naive", "1 px/thread, 4 x 1-byte loads, 4 x 1-byte stores (notes A)", 1, true, launch_naive},
+      {Variant::kUchar4, "uchar4", "1 px/thread, 1 x 4-byte load, 4 x 1-byte stores (notes B)", 1, true, launch_uchar4},
+      {Variant::kX4Load16Store1, "x4_load16_store1", "4 px/thread, 1 x 16-byte load, 16 x 1-byte stores", 4, false,
+       launch_uint4<split_x4_load16_store1>},
+      {Variant::kX4Load4Store4, "x4_load4_store4", "4 px/thread, 4 x 4-byte loads, 4 x 4-byte stores", 4, false,
+       launch_x4_load4_store4},
+      {Variant::kX4, "x4", "4 px/thread, 1 x 16-byte load, 4 x 4-byte stores", 4, false, launch_uint4<split_x4>},
+      {Variant::kX4Unroll4, "x4_unroll4", "x4 with 4 quads in flight per thread", 16, false,
+       launch_uint4<split_x4_unroll4>},
+      {Variant::kX16, "x16", "16 px/thread, 4 x 16-byte loads, 4 x 16-byte stores", 16, false, launch_uint4<split_x16>},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "rgba_split"); }
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+int pixels_per_thread(Variant v) { return row_of(v).pixels_per_thread; }
+
+bool is_2d(Variant v) { return row_of(v).two_d; }
 
 Launch plan_launch(Variant v, std::size_t width, std::size_t height) {
   Launch l;
@@ -285,30 +322,7 @@ void launch(Variant v, const std::uint8_t* rgba, Planes out, std::size_t width, 
   if (pixels == 0) return;
   if (!fallback(v, rgba, out).empty()) v = Variant::kNaive;
   const Launch l = plan_launch(v, width, height);
-  switch (v) {
-    case Variant::kNaive:
-      split_naive<<<l.grid, l.block, 0, stream>>>(rgba, out, width, height);
-      break;
-    case Variant::kUchar4:
-      split_uchar4<<<l.grid, l.block, 0, stream>>>(reinterpret_cast<const uchar4*>(rgba), out, width, height);
-      break;
-    case Variant::kX4Load16Store1:
-      split_x4_load16_store1<<<l.grid, l.block, 0, stream>>>(reinterpret_cast<const uint4*>(rgba), out, pixels);
-      break;
-    case Variant::kX4Load4Store4:
-      split_x4_load4_store4<<<l.grid, l.block, 0, stream>>>(reinterpret_cast<const std::uint32_t*>(rgba), out,
-                                                             pixels);
-      break;
-    case Variant::kX4:
-      split_x4<<<l.grid, l.block, 0, stream>>>(reinterpret_cast<const uint4*>(rgba), out, pixels);
-      break;
-    case Variant::kX4Unroll4:
-      split_x4_unroll4<<<l.grid, l.block, 0, stream>>>(reinterpret_cast<const uint4*>(rgba), out, pixels);
-      break;
-    case Variant::kX16:
-      split_x16<<<l.grid, l.block, 0, stream>>>(reinterpret_cast<const uint4*>(rgba), out, pixels);
-      break;
-  }
+  row_of(v).launch(l, stream, rgba, out, width, height);
   CUDA_CHECK_LAUNCH("rgba_split kernel");
 }
 

@@ -10,25 +10,14 @@
 #include <vector>
 
 #include "common/launch_geometry.hpp"
+#include "common/variants.hpp"
 
 namespace rgba_split {
 
 // The ladder, slowest first. Loads and stores are widened separately to show which matters.
-enum class Variant {
-  kNaive,           // notes' version A: 2D grid, one pixel per thread, four 1-byte loads, four 1-byte stores
-  kUchar4,          // notes' version B: the same with one 4-byte uchar4 load; stores still 1 byte
-  kX4Load16Store1,  // 4 pixels per thread: one 16-byte load, sixteen 1-byte stores  (wide load only)
-  kX4Load4Store4,   // 4 pixels per thread: four 4-byte loads, four 4-byte stores     (wide stores only)
-  kX4,              // 4 pixels per thread: one 16-byte load, four 4-byte stores
-  kX4Unroll4,       // kX4 with four independent quads per thread (more loads in flight)
-  kX16,             // 16 pixels per thread: four 16-byte loads, four 16-byte stores
-};
-
-const std::vector<Variant>& all_variants();
-std::string variant_name(Variant v);
-std::string variant_summary(Variant v);  // one line: what changes
-bool parse_variant(const std::string& name, Variant* out);
-std::vector<std::string> variant_names();
+// The variants, in ladder order; the table in rgba_split.cu says what each changes.
+enum class Variant { kNaive, kUchar4, kX4Load16Store1, kX4Load4Store4, kX4, kX4Unroll4, kX16 };
+CUDALAB_DECLARE_VARIANTS(Variant)
 
 struct Planes {
   std::uint8_t* r;
