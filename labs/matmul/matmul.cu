@@ -100,6 +100,24 @@ __device__ __forceinline__ void load_b(const float* __restrict__ b, float (*bs)[
   }
 }
 
+// Four consecutive floats from `src`, of which the first `left` are inside the matrix (0 when
+// the row is outside it): one 16-byte load when Vec (the row length is a multiple of 4, so the
+// four are all in or all out), else one float at a time. Zeros for what lies outside.
+template <bool Vec>
+__device__ __forceinline__ float4 load4(const float* src, int left) {
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (left <= 0) return v;
+  if constexpr (Vec) {
+    v = *reinterpret_cast<const float4*>(src);
+  } else {
+    v.x = src[0];
+    if (left > 1) v.y = src[1];
+    if (left > 2) v.z = src[2];
+    if (left > 3) v.w = src[3];
+  }
+  return v;
+}
+
 // A's tile stored transposed (ast[q * LDA + r]: the BM values of one k side by side, rows LDA
 // floats apart), read from global memory 4 floats along k at a time. Two threads share each row
 // of the tile (BK = 8): with LDA = BM their four stores land in the same banks (2-way); LDA = BM + 4
@@ -108,17 +126,8 @@ template <int BM, int BK, int LDA, int Threads, bool Vec>
 __device__ __forceinline__ void load_a_transposed(const float* __restrict__ a, float* ast, int m, int k, int row0, int p0) {
   for (int g = static_cast<int>(threadIdx.x); g < BM * BK / 4; g += Threads) {
     const int r = g / (BK / 4), q = (g % (BK / 4)) * 4;
-    const bool row_in = row0 + r < m;
     const float* src = a + static_cast<size_t>(row0 + r) * k + p0 + q;
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if constexpr (Vec) {
-      if (row_in && p0 + q < k) v = *reinterpret_cast<const float4*>(src);
-    } else if (row_in) {
-      if (p0 + q < k) v.x = src[0];
-      if (p0 + q + 1 < k) v.y = src[1];
-      if (p0 + q + 2 < k) v.z = src[2];
-      if (p0 + q + 3 < k) v.w = src[3];
-    }
+    const float4 v = load4<Vec>(src, row0 + r < m ? k - (p0 + q) : 0);
     ast[q * LDA + r] = v.x;
     ast[(q + 1) * LDA + r] = v.y;
     ast[(q + 2) * LDA + r] = v.z;
@@ -129,17 +138,8 @@ template <int BK, int BN, int Threads, bool Vec>
 __device__ __forceinline__ void load_b_vec(const float* __restrict__ b, float (*bs)[BN], int n, int k, int p0, int col0) {
   for (int g = static_cast<int>(threadIdx.x); g < BK * BN / 4; g += Threads) {
     const int r = g / (BN / 4), q = (g % (BN / 4)) * 4;
-    const bool row_in = p0 + r < k;
     const float* src = b + static_cast<size_t>(p0 + r) * n + col0 + q;
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if constexpr (Vec) {
-      if (row_in && col0 + q < n) v = *reinterpret_cast<const float4*>(src);
-    } else if (row_in) {
-      if (col0 + q < n) v.x = src[0];
-      if (col0 + q + 1 < n) v.y = src[1];
-      if (col0 + q + 2 < n) v.z = src[2];
-      if (col0 + q + 3 < n) v.w = src[3];
-    }
+    const float4 v = load4<Vec>(src, p0 + r < k ? n - (col0 + q) : 0);
     *reinterpret_cast<float4*>(&bs[r][q]) = v;
   }
 }

@@ -31,6 +31,16 @@ occ::Result occupancy(const occ::GpuSpec& gpu, int threads, int regs) {
 
 occ::GpuSpec a100() { return *occ::spec_for_arch("sm_80"); }
 
+// lecture2, program 3's mem_space_demo kernel: 256 threads, 1 KB static + 1 KB dynamic shared memory.
+occ::KernelSpec mem_space_demo_kernel() {
+  occ::KernelSpec k;
+  k.block_threads = 256;
+  k.regs_per_thread = 32;
+  k.static_smem = 1024;
+  k.dynamic_smem = 1024;
+  return k;
+}
+
 // lecture2, program 2 (rgba): "65536/(256*33) = 7 blocks -> 87.5%".
 TEST(NotesErrata, ThirtyThreeRegistersAt256ThreadsFitSixBlocksNotSeven) {
   const auto r = occupancy(a100(), 256, 33);
@@ -197,12 +207,7 @@ TEST(NotesErrata, EightMoreRegistersCost25PercentOnlyFrom32To40) {
 
 // lecture2, program 3 (mem_space_demo): "blocks_by_smem = 164 KB / (1 KB static + 1 KB dynamic) = 82".
 TEST(NotesErrata, TheOneKilobyteReservePerBlockLeavesFiftyFourBlocksBySharedMemory) {
-  occ::KernelSpec k;
-  k.block_threads = 256;
-  k.regs_per_thread = 32;
-  k.static_smem = 1024;
-  k.dynamic_smem = 1024;
-  const auto r = occ::compute(a100(), k);
+  const auto r = occ::compute(a100(), mem_space_demo_kernel());
   EXPECT_EQ(r.by_shared_memory, 54);  // 164 KB / (1 + 1 + the driver's 1 KB per block)
   EXPECT_EQ(r.resident_blocks, 8);    // the threads still bind: the notes' conclusion stands
   EXPECT_EQ(164 / 2, 82);             // the notes' division, without the reserve
@@ -356,11 +361,7 @@ TEST(NotesErrata, ThreadsPastNAddToGScratchSoTheTwoSumsDifferAtAnOddN) {
 // program (2048 threads, 32 blocks, 164 KB per SM). On the H200 the same kernel (256 threads,
 // 1 KB static + 1 KB dynamic shared memory) has other limits; the lab reads them from the device.
 TEST(NotesErrata, MemSpaceDemoHardCodesTheA100sLimits) {
-  occ::KernelSpec k;
-  k.block_threads = 256;
-  k.regs_per_thread = 32;
-  k.static_smem = 1024;
-  k.dynamic_smem = 1024;
+  const occ::KernelSpec k = mem_space_demo_kernel();
   const auto a = occ::compute(a100(), k), h = occ::compute(*occ::spec_for_arch("sm_90"), k);
   EXPECT_EQ(a.by_shared_memory, 54);  // 164 KB / 3 KB
   EXPECT_EQ(h.by_shared_memory, 76);  // 228 KB / 3 KB
