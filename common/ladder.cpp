@@ -31,7 +31,7 @@ void report_copy_ceiling(Report& report, double copy_gbps) {
 void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block) {
   report.field("device", "device", facts.name);
   report.field("type", "element type", type);
-  report.field("block", "threads per block", block);
+  if (block > 0) report.field("block", "threads per block", block);  // else the lab reports it per variant
   report.field("peak_gbps", "theoretical DRAM bandwidth", Value(facts.theoretical_bandwidth_gbps(), 0), "GB/s");
 }
 
@@ -262,14 +262,21 @@ void report_ladder(Report& report, const LadderResult& measured, const Yardstick
   report.heading(fmt::format("Kernel time (median of {}, L2 flushed before each)", repeat));
   report.table("variants", rows.table());
   for (const auto& line : fallback_notes(ladder)) report.note("  " + line);
-  if (ladder.best < 0) return;  // nothing correct: no best to name
-  const VariantResult& best = ladder.best_result();
-  report.field("best_variant", "best variant", best.name);
-  if (best.bytes > 0) report.field("best_gbps", "best bandwidth", Value(best.gbps(), 0), "GB/s");
-  if (best.bytes > 0 && y.copy_gbps > 0) report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / y.copy_gbps, 3));
-  if (const RungResult* base = ladder.baseline(); base != nullptr && base->result.correct) {
-    report.field("best_over_baseline", fmt::format("best / {}", base->result.name),
-                 Value(ratio(base->result.timing.median_ms, best.timing.median_ms), 3), "x");
+  if (ladder.best >= 0) {  // else nothing correct: no best to name
+    const VariantResult& best = ladder.best_result();
+    report.field("best_variant", "best variant", best.name);
+    if (best.bytes > 0) report.field("best_gbps", "best bandwidth", Value(best.gbps(), 0), "GB/s");
+    if (best.bytes > 0 && y.copy_gbps > 0) report.field("best_over_copy", "best / copy ceiling", Value(best.gbps() / y.copy_gbps, 3));
+    if (const RungResult* base = ladder.baseline(); base != nullptr && base->result.correct) {
+      report.field("best_over_baseline", fmt::format("best / {}", base->result.name),
+                   Value(ratio(base->result.timing.median_ms, best.timing.median_ms), 3), "x");
+    }
+  }
+  for (const auto& rr : ladder.rungs) {
+    if (rr.first_launch_ms >= 0) {
+      report.note(fmt::format("  {}: first launch {:.3f} ms, warm median {:.4f} ms", rr.result.name, rr.first_launch_ms,
+                              rr.result.timing.median_ms));
+    }
   }
 }
 

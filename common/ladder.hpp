@@ -126,7 +126,8 @@ struct RowsShape {
 };
 
 // The first fields of a ladder lab's report, in this order: device, element type, threads per
-// block, theoretical DRAM bandwidth.
+// block (left out for block <= 0: a lab whose variants differ reports it per variant),
+// theoretical DRAM bandwidth.
 void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block);
 
 // The copy ceiling's field, under the one key every lab uses: copy_ceiling_gbps.
@@ -172,8 +173,9 @@ class MeasurementTable {
 };
 
 // The standard report of a ladder: heading, the "variants" table (MeasurementTable), a note per
-// fallback or suspect, and the fields best_variant, best_gbps, best_over_copy (when the copy
-// ceiling was measured) and best_over_baseline (when a baseline ran).
+// fallback or suspect, the fields best_variant, best_gbps, best_over_copy (when the copy
+// ceiling was measured) and best_over_baseline (when a baseline ran), and a note per rung whose
+// first launch was timed (Rung::time_first_launch): "naive: first launch 0.052 ms, warm median ...".
 void report_ladder(Report& report, const LadderResult& ladder, const Yardsticks& y, int repeat,
                    RowsShape shape = {});
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, initcheck, racecheck, synccheck) over every lab's small run and
-# memcheck over the GPU test binaries; prints a table (target x tool -> errors) and exits 1 if
+# memcheck over the GPU test binaries; prints a table (target x tool -> errors, the program's own exit
+# status under the tool, seconds) and exits 1 if
 # any tool reports an error. The small runs come from <build>/sanitize-runs.txt, written by each
 # lab's cudalab_add_lab(SANITIZE_ARGS ...). Without a GPU or without compute-sanitizer it says
 # "skipped" and exits 0. `ctest -L sanitize` runs the same lab checks as ctest tests.
@@ -30,18 +31,21 @@ mkdir -p "$out"
 # Tests that provoke CUDA errors on purpose, and the huge cases (too slow under the tools).
 gtest_filter='-CudaErrorPaths.*:*EachMistakeSurfaces*:RgbaHuge.*:*17x2000000*:*n1048579*:*n16777216*:*n1048577*:*PastTwo*'
 status=0
-printf "%-24s %-10s %s\n" "target" "tool" "errors" | tee "$out/summary.txt"
+printf "%-24s %-10s %-7s %-5s %s\n" "target" "tool" "errors" "exit" "seconds" | tee "$out/summary.txt"
 run_tool() {  # name tool command...
   local name=$1 tool=$2; shift 2
   local log="$out/${name}-${tool}.log"
+  local start=$SECONDS
   "$sanitizer" --tool "$tool" --error-exitcode 99 "$@" >"$log" 2>&1
-  local rc=$?
+  local rc=$? took=$((SECONDS - start))
   # memcheck/initcheck/synccheck end with "ERROR SUMMARY: N errors", racecheck with
   # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
   local errors
   errors=$(grep -oE "ERROR SUMMARY: [0-9]+|\([0-9]+ errors" "$log" | tail -1 | grep -oE "[0-9]+" || true)
   [[ -z "$errors" ]] && errors="?"
-  printf "%-24s %-10s %s\n" "$name" "$tool" "$errors" | tee -a "$out/summary.txt"
+  # The exit column is the program's own status under the tool: a row with 0 errors and a
+  # nonzero exit is a failure too (the lab found a wrong result, or could not run).
+  printf "%-24s %-10s %-7s %-5s %s\n" "$name" "$tool" "$errors" "$rc" "$took" | tee -a "$out/summary.txt"
   if [[ $rc -ne 0 || "$errors" != "0" ]]; then status=1; fi
 }
 while read -r lab args; do

@@ -3,11 +3,13 @@
 
 #include <cuda.h>  // the driver API's types only; the function is reached through the runtime
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
 #include "common/timer.hpp"
+#include "reference.hpp"
 
 namespace latency {
 
@@ -94,6 +96,32 @@ __global__ void fma_chain_kernel(float x, float a, float b, long long rounds, lo
   const long long t1 = clock64();
   *cycles = t1 - t0;
   *value = x;
+}
+
+// Every thread: 16 independent shared loads per round (reference.hpp's access pattern), XORed
+// into one sum; thread 0 records the block's clock64() span, after a barrier on each side, and
+// its SM.
+__global__ void __launch_bounds__(1024) shared_throughput_kernel(long long rounds, std::uint32_t* sums, long long* spans) {
+  __shared__ std::uint32_t words[kThroughputWords];
+  for (unsigned i = threadIdx.x; i < kThroughputWords; i += blockDim.x) words[i] = shared_word(i);
+  __syncthreads();
+  const long long t0 = clock64();
+  std::uint32_t acc = 0;
+  for (long long r = 0; r < rounds; ++r) {
+    const std::uint32_t* p = words + ((threadIdx.x + static_cast<unsigned>(r)) & 511u);
+#pragma unroll
+    for (int k = 0; k < 16; ++k) acc ^= p[32 * k];
+  }
+  __syncthreads();
+  const long long t1 = clock64();
+  sums[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = acc;
+  if (threadIdx.x == 0) {
+    unsigned sm = 0;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    spans[3 * blockIdx.x] = t0;
+    spans[3 * blockIdx.x + 1] = t1;
+    spans[3 * blockIdx.x + 2] = sm;
+  }
 }
 
 __global__ void spin_kernel(long long cycles, long long* sink) {
@@ -184,6 +212,33 @@ ChainResult fma_chain_gpu(float x, float a, float b, long long rounds) {
   const long long c = cycles.download().at(0);
   return ChainResult{rounds > 0 ? static_cast<double>(c) / (16.0 * static_cast<double>(rounds)) : 0.0,
                      value.download().at(0)};
+}
+
+SharedThroughput shared_load_throughput(long long rounds) {
+  if (rounds < 1) throw std::invalid_argument("shared_load_throughput: rounds >= 1");
+  SharedThroughput t;
+  t.rounds = rounds;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, shared_throughput_kernel, t.threads, 0));
+  if (t.blocks_per_sm < 1) throw std::runtime_error("shared_load_throughput: a 1024-thread block does not fit on an SM");
+  t.blocks = sms * t.blocks_per_sm;  // one wave: every block resident from the start
+  cudalab::DeviceBuffer<std::uint32_t> sums(static_cast<std::size_t>(t.blocks) * t.threads);
+  cudalab::DeviceBuffer<long long> spans(static_cast<std::size_t>(t.blocks) * 3);
+  shared_throughput_kernel<<<t.blocks, t.threads>>>(std::min(rounds, 2LL), sums.data(), spans.data());  // warm-up
+  CUDA_CHECK_LAUNCH("shared_throughput_kernel");
+  sums.fill_bytes(0);
+  shared_throughput_kernel<<<t.blocks, t.threads>>>(rounds, sums.data(), spans.data());
+  CUDA_CHECK_LAUNCH("shared_throughput_kernel");
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<std::uint32_t> got = sums.download();
+  std::vector<std::uint32_t> want(static_cast<std::size_t>(t.threads));
+  for (int i = 0; i < t.threads; ++i) want[static_cast<std::size_t>(i)] = shared_throughput_sum(static_cast<unsigned>(i), rounds);
+  t.correct = true;
+  for (std::size_t i = 0; i < got.size() && t.correct; ++i) t.correct = got[i] == want[i % want.size()];
+  t.loads_per_sm_clock = loads_per_sm_clock(spans.download(), 16.0 * static_cast<double>(rounds) * t.threads);
+  return t;
 }
 
 double measure_clock_ghz() {

@@ -47,6 +47,18 @@ struct ChainResult {
 };
 ChainResult fma_chain_gpu(float x, float a, float b, long long rounds);
 
+// Throughput, not latency: one full wave of 1024-thread blocks (as many per SM as fit), every
+// thread issuing 16 independent 4-byte shared-memory loads per round for `rounds` rounds
+// (reference.hpp's shared_throughput_sum says what each thread must end with). How many loads an
+// SM retires per clock is how many LD/ST lanes feed it.
+struct SharedThroughput {
+  double loads_per_sm_clock = 0;  // median over the SMs
+  int blocks = 0, threads = 1024, blocks_per_sm = 0;
+  long long rounds = 0;
+  bool correct = false;  // every thread's sum is the CPU's
+};
+SharedThroughput shared_load_throughput(long long rounds);
+
 // The SM clock while a kernel runs: a single thread spins for a known number of cycles, timed
 // with events. Turns cycles into ns.
 double measure_clock_ghz();

@@ -174,6 +174,20 @@ int run(int argc, char** argv) {
   report.field("constant_cycles", "constant memory (1 KiB cycle)", Value(co.cycles_per_hop, 1), "cycles/hop");
   report.field("fma_cycles", "dependent fmaf chain", Value(alu.cycles_per_op, 2), "cycles/FMA");
 
+  // Latency's other side: with many warps and independent loads, how many an SM retires per
+  // clock. An SM of sm_70 and later has 4 processing blocks (one warp scheduler each).
+  report.heading("Throughput: 4-byte shared-memory loads per SM per clock (independent loads, every SM full)");
+  const latency::SharedThroughput st = latency::shared_load_throughput(std::max<long long>(o.hops / 256, 16));
+  if (!st.correct) std::fprintf(stderr, "latency: a thread's sum of shared-memory loads differs from the CPU's\n");
+  ok = ok && st.correct;
+  report.field("throughput_launch", "launch",
+               fmt::format("{} blocks of {} threads ({} per SM), {} rounds of 16 loads each", st.blocks, st.threads,
+                           st.blocks_per_sm, st.rounds));
+  report.field("shared_loads_per_sm_clock", "loads per SM per clock (median over the SMs)", Value(st.loads_per_sm_clock, 1));
+  report.field("ldst_lanes_per_block", "per processing block (4 per SM; the notes' A100 figure: 1 LD/ST unit)",
+               Value(st.loads_per_sm_clock / 4.0, 1));
+  report.field("shared_throughput_correct", "every thread's sum matches the CPU", st.correct);
+
   // The notes' ladder, measured. Rows whose working set the sweep skipped are left out.
   const auto at = [&](std::size_t w) -> std::optional<Level> {
     const auto it = global.find(w);

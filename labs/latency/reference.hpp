@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
+
+#include "common/math.hpp"
 
 namespace latency {
 
@@ -80,6 +83,45 @@ inline std::size_t flat_until(const std::vector<double>& series, double baseline
     last = i;
   }
   return last;
+}
+
+// The shared-memory throughput kernel's data and its answer. Word i of the array holds
+// shared_word(i); in round r, thread t reads the 16 words (t + r) % 512 + 32 k, k = 0..15, and
+// XORs them into its sum. A warp's 32 lanes read 32 consecutive words: no bank conflict.
+constexpr unsigned kThroughputWords = 1024;  // 4 KiB; the highest index read is 511 + 15 * 32 = 991
+CUDALAB_HD inline std::uint32_t shared_word(std::uint32_t i) { return i * 2654435761u + 12345u; }
+inline std::uint32_t shared_throughput_sum(unsigned thread, long long rounds) {
+  std::uint32_t acc = 0;
+  for (long long r = 0; r < rounds; ++r) {
+    const std::uint32_t first = static_cast<std::uint32_t>((thread + static_cast<unsigned long long>(r)) & 511u);
+    for (std::uint32_t k = 0; k < 16; ++k) acc ^= shared_word(first + 32 * k);
+  }
+  return acc;
+}
+
+// Loads per SM per clock from the per-block clock64() spans of one wave: for each SM, the
+// thread loads of its blocks over (its last end - its first start); the median over the SMs.
+// spans: start, end, SM id per block. 0 when no SM has a positive span.
+inline double loads_per_sm_clock(const std::vector<long long>& spans, double loads_per_block) {
+  std::vector<std::pair<long long, long long>> per_sm;  // first start, last end
+  std::vector<double> blocks;
+  for (std::size_t b = 0; b + 2 < spans.size(); b += 3) {
+    const auto sm = static_cast<std::size_t>(spans[b + 2]);
+    if (sm >= per_sm.size()) {
+      per_sm.resize(sm + 1, {0, 0});
+      blocks.resize(sm + 1, 0.0);
+    }
+    auto& [first, last] = per_sm[sm];
+    if (blocks[sm] == 0 || spans[b] < first) first = spans[b];
+    if (blocks[sm] == 0 || spans[b + 1] > last) last = spans[b + 1];
+    blocks[sm] += 1;
+  }
+  std::vector<double> rates;
+  for (std::size_t sm = 0; sm < per_sm.size(); ++sm) {
+    const long long cycles = per_sm[sm].second - per_sm[sm].first;
+    if (blocks[sm] > 0 && cycles > 0) rates.push_back(blocks[sm] * loads_per_block / static_cast<double>(cycles));
+  }
+  return rates.empty() ? 0.0 : median_of_first(rates, rates.size());
 }
 
 }  // namespace latency

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "common/device_facts.hpp"
 #include "common/device_buffer.hpp"
 #include "common/math.hpp"
 
@@ -636,14 +637,6 @@ const std::vector<AsyncConfig>& async_configs() {
   return configs;
 }
 
-int sm_count() {
-  static int cache[64] = {};
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (cache[device % 64] == 0) CUDA_CHECK(cudaDeviceGetAttribute(&cache[device % 64], cudaDevAttrMultiProcessorCount, device));
-  return cache[device % 64];
-}
-
 constexpr int kMaxSplits = 4, kMinSplitDepth = 256;  // split only while each part keeps 256 of K
 
 struct AsyncPlan {
@@ -653,7 +646,7 @@ struct AsyncPlan {
 };
 
 AsyncPlan async_plan_for(int m, int n, int k) {
-  const double sms = sm_count();
+  const double sms = cudalab::current_device_shape().sm_count;
   AsyncPlan best{nullptr, 1, k};
   double best_time = 0;
   for (const AsyncConfig& c : async_configs()) {

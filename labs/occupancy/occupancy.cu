@@ -3,10 +3,13 @@
 // tail effect.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "common/cuda_check.hpp"
 #include "common/math.hpp"
+#include "common/variants.hpp"
 #include "occupancy_lab.hpp"
 
 namespace occupancy_lab {
@@ -93,99 +96,8 @@ __global__ void spin(long long cycles, unsigned long long* sink) {
   if (threadIdx.x == 0 && now == 0) *sink = static_cast<unsigned long long>(now);  // never true; keeps the loop
 }
 
-const void* function_of(Kernel k) {
-  switch (k) {
-    case Kernel::kLight: return reinterpret_cast<const void*>(light_kernel);
-    case Kernel::kSharedMemory: return reinterpret_cast<const void*>(smem_kernel);
-    case Kernel::kRegisters16: return reinterpret_cast<const void*>(register_pressure<16>);
-    case Kernel::kRegisters48: return reinterpret_cast<const void*>(register_pressure<48>);
-    case Kernel::kRegisters96: return reinterpret_cast<const void*>(register_pressure<96>);
-    case Kernel::kRegisters96Bounded: return reinterpret_cast<const void*>(register_pressure_bounded);
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-const std::vector<Kernel>& all_kernels() {
-  static const std::vector<Kernel> v{Kernel::kLight,       Kernel::kSharedMemory, Kernel::kRegisters16,
-                                     Kernel::kRegisters48, Kernel::kRegisters96,  Kernel::kRegisters96Bounded};
-  return v;
-}
-
-std::string kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::kLight: return "light_kernel";
-    case Kernel::kSharedMemory: return "smem_kernel";
-    case Kernel::kRegisters16: return "registers_16";
-    case Kernel::kRegisters48: return "registers_48";
-    case Kernel::kRegisters96: return "registers_96";
-    case Kernel::kRegisters96Bounded: return "registers_96_bounded";
-  }
-  return "?";
-}
-
-cudaFuncAttributes attributes(Kernel k) {
-  cudaFuncAttributes a{};
-  CUDA_CHECK(cudaFuncGetAttributes(&a, function_of(k)));
-  return a;
-}
-
-void allow_max_dynamic_smem(Kernel k, const cudaFuncAttributes& attr, std::size_t optin) {
-  const int max_dynamic = static_cast<int>(optin - attr.sharedSizeBytes);
-  CUDA_CHECK(cudaFuncSetAttribute(function_of(k), cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic));
-}
-
-int api_blocks_per_sm(Kernel k, int block, std::size_t dynamic_smem) {
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_of(k), block, dynamic_smem));
-  return blocks;
-}
-
-Suggestion suggest_block(Kernel k) {
-  Suggestion s;
-  switch (k) {
-    case Kernel::kLight: CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, light_kernel, 0, 0)); break;
-    case Kernel::kSharedMemory:
-      // Shared memory grows with the block: one float per thread.
-      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&s.min_grid, &s.block, smem_kernel,
-                                                                 [](int b) { return b * sizeof(float); }, 0));
-      break;
-    case Kernel::kRegisters16:
-      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure<16>, 0, 0));
-      break;
-    case Kernel::kRegisters48:
-      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure<48>, 0, 0));
-      break;
-    case Kernel::kRegisters96:
-      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure<96>, 0, 0));
-      break;
-    case Kernel::kRegisters96Bounded:
-      CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, register_pressure_bounded, 0, 0));
-      break;
-  }
-  return s;
-}
-
-
-void run_kernel(Kernel k, float* x, const float* in, int n, int block, std::size_t dynamic_smem) {
-  const unsigned grid = static_cast<unsigned>(cudalab::ceil_div(n, block));
-  switch (k) {
-    case Kernel::kLight: light_kernel<<<grid, block>>>(x, n); break;
-    case Kernel::kSharedMemory:
-      smem_kernel<<<grid, block, dynamic_smem < block * sizeof(float) ? block * sizeof(float) : dynamic_smem>>>(x, n);
-      break;
-    case Kernel::kRegisters16: register_pressure<16><<<grid, block>>>(x, in, n); break;
-    case Kernel::kRegisters48: register_pressure<48><<<grid, block>>>(x, in, n); break;
-    case Kernel::kRegisters96: register_pressure<96><<<grid, block>>>(x, in, n); break;
-    case Kernel::kRegisters96Bounded: register_pressure_bounded<<<grid, block>>>(x, in, n); break;
-  }
-  CUDA_CHECK_LAUNCH(kernel_name(k).c_str());
-}
-
-namespace {
 template <int N>
-void register_pressure_reference(std::vector<float>& x, const std::vector<float>& in) {
+void register_pressure_reference(std::vector<float>& x, const std::vector<float>& in, int /*block*/) {
   const int n = static_cast<int>(in.size());
   for (int i = 0; i < n; ++i) {
     float v[N];
@@ -198,27 +110,123 @@ void register_pressure_reference(std::vector<float>& x, const std::vector<float>
     x[static_cast<std::size_t>(i)] = s;
   }
 }
+
+void light_reference(std::vector<float>& x, const std::vector<float>& /*in*/, int /*block*/) {
+  for (auto& v : x) v = v * 2.f + 1.f;
+}
+
+void smem_reference(std::vector<float>& x, const std::vector<float>& /*in*/, int block) {
+  const int n = static_cast<int>(x.size());
+  const std::vector<float> old = x;
+  for (int i = 0; i < n; ++i) {
+    const int base = i / block * block, t = i - base, src = base + block - 1 - t;
+    x[static_cast<std::size_t>(i)] = src < n ? old[static_cast<std::size_t>(src)] : 0.f;
+  }
+}
+
+// The register kernels launch the same way whatever N is: (x, in, n), no shared memory.
+template <void (*K)(float*, const float*, int)>
+void launch_registers(float* x, const float* in, int n, unsigned grid, int block, std::size_t /*smem*/) {
+  K<<<grid, block>>>(x, in, n);
+}
+
+template <void (*K)(float*, const float*, int)>
+Suggestion suggest_fixed() {
+  Suggestion s;
+  CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, K, 0, 0));
+  return s;
+}
+
+// One row per kernel: its name, its function (for the attribute and occupancy queries), how it
+// is launched, the block size CUDA suggests for it, and its CPU version.
+struct Row {
+  Kernel id;
+  const char* name;
+  const void* function;
+  void (*launch)(float* x, const float* in, int n, unsigned grid, int block, std::size_t dynamic_smem);
+  Suggestion (*suggest)();
+  void (*reference)(std::vector<float>& x, const std::vector<float>& in, int block);
+};
+
+const std::vector<Row>& table() {
+  static const std::vector<Row> rows{
+      {Kernel::kLight, "light_kernel", reinterpret_cast<const void*>(light_kernel),
+       [](float* x, const float*, int n, unsigned grid, int block, std::size_t) { light_kernel<<<grid, block>>>(x, n); },
+       [] {
+         Suggestion s;
+         CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&s.min_grid, &s.block, light_kernel, 0, 0));
+         return s;
+       },
+       light_reference},
+      {Kernel::kSharedMemory, "smem_kernel", reinterpret_cast<const void*>(smem_kernel),
+       // At least one float per thread, more if asked for.
+       [](float* x, const float*, int n, unsigned grid, int block, std::size_t smem) {
+         const std::size_t need = static_cast<std::size_t>(block) * sizeof(float);
+         smem_kernel<<<grid, block, smem < need ? need : smem>>>(x, n);
+       },
+       [] {
+         // Shared memory grows with the block: one float per thread.
+         Suggestion s;
+         CUDA_CHECK(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&s.min_grid, &s.block, smem_kernel,
+                                                                    [](int b) { return b * sizeof(float); }, 0));
+         return s;
+       },
+       smem_reference},
+      {Kernel::kRegisters16, "registers_16", reinterpret_cast<const void*>(register_pressure<16>),
+       launch_registers<register_pressure<16>>, suggest_fixed<register_pressure<16>>, register_pressure_reference<16>},
+      {Kernel::kRegisters48, "registers_48", reinterpret_cast<const void*>(register_pressure<48>),
+       launch_registers<register_pressure<48>>, suggest_fixed<register_pressure<48>>, register_pressure_reference<48>},
+      {Kernel::kRegisters96, "registers_96", reinterpret_cast<const void*>(register_pressure<96>),
+       launch_registers<register_pressure<96>>, suggest_fixed<register_pressure<96>>, register_pressure_reference<96>},
+      {Kernel::kRegisters96Bounded, "registers_96_bounded", reinterpret_cast<const void*>(register_pressure_bounded),
+       launch_registers<register_pressure_bounded>, suggest_fixed<register_pressure_bounded>,
+       register_pressure_reference<96>},
+  };
+  return rows;
+}
+
+const Row& row_of(Kernel k) { return cudalab::row_of(table(), k, "occupancy"); }
+
 }  // namespace
 
+const std::vector<Kernel>& all_kernels() {
+  static const std::vector<Kernel> v = [] {
+    std::vector<Kernel> ids;
+    for (const Row& r : table()) ids.push_back(r.id);
+    return ids;
+  }();
+  return v;
+}
+
+std::string kernel_name(Kernel k) { return row_of(k).name; }
+
+cudaFuncAttributes attributes(Kernel k) {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, row_of(k).function));
+  return a;
+}
+
+void allow_max_dynamic_smem(Kernel k, const cudaFuncAttributes& attr, std::size_t optin) {
+  const int max_dynamic = static_cast<int>(optin - attr.sharedSizeBytes);
+  CUDA_CHECK(cudaFuncSetAttribute(row_of(k).function, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic));
+}
+
+int api_blocks_per_sm(Kernel k, int block, std::size_t dynamic_smem) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, row_of(k).function, block, dynamic_smem));
+  return blocks;
+}
+
+Suggestion suggest_block(Kernel k) { return row_of(k).suggest(); }
+
+void run_kernel(Kernel k, float* x, const float* in, int n, int block, std::size_t dynamic_smem) {
+  const Row& row = row_of(k);
+  row.launch(x, in, n, static_cast<unsigned>(cudalab::ceil_div(n, block)), block, dynamic_smem);
+  CUDA_CHECK_LAUNCH(row.name);
+}
+
 void reference(Kernel k, std::vector<float>& x, const std::vector<float>& in, int block) {
-  const int n = static_cast<int>(x.size());
-  switch (k) {
-    case Kernel::kLight:
-      for (auto& v : x) v = v * 2.f + 1.f;
-      break;
-    case Kernel::kSharedMemory: {
-      const std::vector<float> old = x;
-      for (int i = 0; i < n; ++i) {
-        const int base = i / block * block, t = i - base, src = base + block - 1 - t;
-        x[static_cast<std::size_t>(i)] = src < n ? old[static_cast<std::size_t>(src)] : 0.f;
-      }
-      break;
-    }
-    case Kernel::kRegisters16: register_pressure_reference<16>(x, in); break;
-    case Kernel::kRegisters48: register_pressure_reference<48>(x, in); break;
-    case Kernel::kRegisters96:
-    case Kernel::kRegisters96Bounded: register_pressure_reference<96>(x, in); break;
-  }
+  row_of(k).reference(x, in, block);
 }
 
 std::vector<KernelSweep> runtime_sweep(const cudalab::occupancy::GpuSpec& g) {

@@ -166,12 +166,6 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
   cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat,
                          {false, "x CUB"});
-  for (const auto& rr : ladder.rungs) {
-    if (rr.first_launch_ms >= 0) {
-      report.note(fmt::format("  {}: first launch {:.3f} ms, warm median {:.4f} ms", rr.result.name, rr.first_launch_ms,
-                              rr.result.timing.median_ms));
-    }
-  }
   return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 

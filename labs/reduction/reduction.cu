@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/device_facts.hpp"
 #include "common/variants.hpp"
 #include "common/math.hpp"
 #include "common/warp_reduce.cuh"
@@ -581,28 +582,12 @@ const Row<T>& row_of(Variant v) {
   return cudalab::row_of(ladder<T>(), v, "reduction");
 }
 
-struct DeviceShape {
-  int sm_count = 0, threads_per_sm = 0;
-};
-
-DeviceShape current_shape() {
-  // Cached per device ordinal: reduce() runs inside timed loops.
-  static DeviceShape cache[64];
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  DeviceShape& s = cache[device % 64];
-  if (s.sm_count == 0) {
-    CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&s.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  }
-  return s;
-}
 
 std::size_t grid_for(const GridRule& rule, std::size_t count, int block) {
   const auto b = static_cast<std::size_t>(block);
   std::size_t grid = cudalab::ceil_div(count, static_cast<std::size_t>(rule.elements_per_thread) * b);
   if (rule.capped_at_resident) {
-    const DeviceShape shape = current_shape();
+    const cudalab::DeviceShape& shape = cudalab::current_device_shape();
     grid = std::min(grid, static_cast<std::size_t>(shape.sm_count) * (static_cast<std::size_t>(shape.threads_per_sm) / b));
   }
   return std::max<std::size_t>(grid, 1);

@@ -44,7 +44,14 @@ int ladder(cudalab::Report& report, const Options& o, const cudalab::DeviceFacts
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
   std::vector<cudalab::Rung> rungs;
+  cudalab::Table launches({{"variant", "variant"}, {"block", "block"}, {"threads_per_block", "threads/block"},
+                           {"elements_per_thread", "elements/thread"}, {"blocks", "blocks"}});
   for (Variant v : cudalab::select_variants(transpose::all_variants(), transpose::variant_name, o.variant)) {
+    const transpose::LaunchShape l = transpose::launch_shape(v, rows, cols);
+    const double threads = static_cast<double>(l.blocks()) * l.threads_per_block();
+    launches.add_row({transpose::variant_name(v), fmt::format("{} x {}", l.block_x, l.block_y),
+                      static_cast<long long>(l.threads_per_block()), Value(static_cast<double>(n) / threads, 1),
+                      l.blocks()});
     cudalab::Rung r;
     r.name = transpose::variant_name(v);
     r.bytes = 2.0 * static_cast<double>(n) * sizeof(float);
@@ -59,6 +66,8 @@ int ladder(cudalab::Report& report, const Options& o, const cudalab::DeviceFacts
     };
     rungs.push_back(std::move(r));
   }
+  report.heading("Launch configuration");
+  report.table("launch", launches);
   const cudalab::LadderResult result = cudalab::run_ladder(bench, rungs);
   cudalab::report_ladder(report, result, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat);
   cudalab::report_copy_ceiling(report, ceiling.gbps);
@@ -119,7 +128,7 @@ int run(int argc, char** argv) {
   cudalab::require_device_memory(2.0 * bytes, what);  // in and out
   cudalab::require_host_memory(3.0 * bytes, what);    // the input, the CPU's answer, the GPU's
   cudalab::Report report("transpose", o.common.json);
-  cudalab::report_setup(report, facts, "float", 256);
+  cudalab::report_setup(report, facts, "float", 0);  // the block of each variant: its launch row
   report.field("shape", "input (rows x cols)", fmt::format("{} x {}", o.rows, o.cols));
   const int a = ladder(report, o, facts);
   const int b = banks(report, o);

@@ -64,6 +64,7 @@ __global__ void transpose_tile(const float* __restrict__ in, float* __restrict__
 
 unsigned tiles(int n) { return static_cast<unsigned>((n + kTile - 1) / kTile); }
 
+// One thread per element: blocks of 32 x 8 threads over 32 columns and 8 rows.
 void launch_naive(const float* in, float* out, int rows, int cols) {
   transpose_naive<<<dim3(tiles(cols), static_cast<unsigned>((rows + 7) / 8)), dim3(kTile, 8)>>>(in, out, rows, cols);
 }
@@ -79,6 +80,8 @@ struct Row {
   const char* name;  // as --variant takes it
   const char* what;  // one line: what this variant changes
   void (*launch)(const float* in, float* out, int rows, int cols);
+  int block_rows;  // the block is 32 x block_rows threads
+  bool tiled;      // one block per 32 x 32 tile (else one element per thread)
 };
 
 // The ladder, described once: a row is the whole variant (name, what it changes, its launcher
@@ -88,14 +91,15 @@ const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kNaive, "naive",
        "one element per thread: coalesced reads, writes 4 x rows bytes apart down a column (32 KB at 8192)",
-       launch_naive},
+       launch_naive, 8, false},
       {Variant::kTiled, "tiled", "a 32 x 32 shared tile: both global accesses coalesced, a 32-way conflict reading it",
-       launch_tile<0, false, 8>},
-      {Variant::kPadded, "padded", "the tile 32 x 33: a column's 32 words in 32 different banks", launch_tile<1, false, 8>},
+       launch_tile<0, false, 8>, 8, true},
+      {Variant::kPadded, "padded", "the tile 32 x 33: a column's 32 words in 32 different banks", launch_tile<1, false, 8>, 8,
+       true},
       {Variant::kSwizzled, "swizzled", "the tile 32 x 32, column XOR row: conflict-free without padding",
-       launch_tile<0, true, 8>},
+       launch_tile<0, true, 8>, 8, true},
       {Variant::kPaddedCoarse, "padded_coarse", "the padded tile, 32 x 4 threads: 8 elements per thread",
-       launch_tile<1, false, 4>},
+       launch_tile<1, false, 4>, 4, true},
   };
   return rows;
 }
@@ -105,6 +109,16 @@ const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "transpose");
 }  // namespace
 
 CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+LaunchShape launch_shape(Variant v, int rows, int cols) {
+  const Row& row = row_of(v);
+  LaunchShape l;
+  l.block_x = kTile;
+  l.block_y = row.block_rows;
+  l.grid_x = tiles(cols);
+  l.grid_y = row.tiled ? tiles(rows) : static_cast<unsigned>((rows + row.block_rows - 1) / row.block_rows);
+  return l;
+}
 
 void launch(Variant v, const float* in, float* out, int rows, int cols) {
   const Row& row = row_of(v);

@@ -16,6 +16,15 @@ namespace transpose {
 enum class Variant { kNaive, kTiled, kPadded, kSwizzled, kPaddedCoarse };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
+// The grid and block variant v launches for a rows x cols input (its row of the table).
+struct LaunchShape {
+  unsigned grid_x = 0, grid_y = 0;
+  int block_x = 0, block_y = 0;
+  long long blocks() const { return static_cast<long long>(grid_x) * grid_y; }
+  int threads_per_block() const { return block_x * block_y; }
+};
+LaunchShape launch_shape(Variant v, int rows, int cols);
+
 // out (cols x rows) = in (rows x cols)^T, row-major, enqueued on the default stream.
 void launch(Variant v, const float* in, float* out, int rows, int cols);
 

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common/cuda_check.hpp"
+#include "common/device_facts.hpp"
 #include "common/variants.hpp"
 #include "common/math.hpp"
 #include "common/vector_types.cuh"
@@ -181,17 +182,6 @@ const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "vec_add"); }
 
 CUDALAB_VARIANTS_FROM(Variant, ladder())
 
-namespace {
-
-int current_sm_count() {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
-}  // namespace
-
 int fixed_grid_blocks_per_sm(Variant v, int block) {
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, row_of(v).occupancy_kernel, block, 0));
@@ -220,7 +210,7 @@ Plan make_plan(Variant v, std::size_t n, int block) {
   p.n = n;
   p.block = block;
   const bool fixed = row_of(v).per_vector > 0;
-  p.geometry = geometry(v, n, block, fixed ? current_sm_count() : 0, fixed ? fixed_grid_blocks_per_sm(v, block) : 0);
+  p.geometry = geometry(v, n, block, fixed ? cudalab::current_device_shape().sm_count : 0, fixed ? fixed_grid_blocks_per_sm(v, block) : 0);
   return p;
 }
 

@@ -72,4 +72,32 @@ TEST(MedianOfFirst, IgnoresOneOddEarlyPoint) {
   EXPECT_DOUBLE_EQ(latency::median_of_first({}, 4), 0.0);
 }
 
+TEST(SharedThroughputSum, XorOfTheSixteenWordsOfEveryRound) {
+  EXPECT_EQ(latency::shared_throughput_sum(5, 0), 0u);
+  // Round 0 of thread 3: words 3, 35, ..., 483; round 1: 4, 36, ..., 484.
+  std::uint32_t want = 0;
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    for (std::uint32_t k = 0; k < 16; ++k) want ^= latency::shared_word(3 + r + 32 * k);
+  }
+  EXPECT_EQ(latency::shared_throughput_sum(3, 2), want);
+  // The start wraps at 512: thread 511's second round starts at word 0, as thread 0's first.
+  EXPECT_EQ(latency::shared_throughput_sum(511, 2) ^ latency::shared_throughput_sum(511, 1),
+            latency::shared_throughput_sum(0, 1));
+  // Threads 512 apart read the same words; neighbours do not.
+  EXPECT_EQ(latency::shared_throughput_sum(7, 9), latency::shared_throughput_sum(7 + 512, 9));
+  EXPECT_NE(latency::shared_throughput_sum(7, 9), latency::shared_throughput_sum(8, 9));
+  // Every word read stays inside the array.
+  EXPECT_LT(511u + 32u * 15u, latency::kThroughputWords);
+}
+
+TEST(LoadsPerSmClock, EachSmsBlocksOverItsOwnSpanThenTheMedian) {
+  // 200 loads a block. SM 0: two blocks from its first start (100) to its last end (300), 400 / 200
+  // = 2; SM 1: one block, 200 / 100 = 2; SM 2: 200 / 400 = 0.5.
+  const std::vector<long long> spans{100, 250, 0, 150, 300, 0, 1000, 1100, 1, 5000, 5400, 2};
+  EXPECT_DOUBLE_EQ(latency::loads_per_sm_clock(spans, 200.0), 2.0);  // rates {2, 2, 0.5}: median 2
+  EXPECT_DOUBLE_EQ(latency::loads_per_sm_clock({10, 20, 3}, 50.0), 5.0);  // an SM id past the others
+  EXPECT_DOUBLE_EQ(latency::loads_per_sm_clock({}, 1.0), 0.0);
+  EXPECT_DOUBLE_EQ(latency::loads_per_sm_clock({10, 10, 0}, 1.0), 0.0);  // no positive span
+}
+
 }  // namespace

@@ -74,4 +74,17 @@ TEST(LatencyGpu, TheHierarchyIsInOrder) {
   EXPECT_EQ(page & (page - 1), 0u) << "a power of two";
 }
 
+TEST(LatencyGpu, SharedThroughputSumsAreTheCpusAndItsRateIsPhysical) {
+  CUDALAB_REQUIRE_GPU();
+  for (long long rounds : {1LL, 17LL, 600LL}) {
+    const latency::SharedThroughput t = latency::shared_load_throughput(rounds);
+    EXPECT_TRUE(t.correct) << rounds << " rounds";
+    EXPECT_GE(t.blocks_per_sm, 1);
+    EXPECT_GT(t.loads_per_sm_clock, 0.0);
+    // No SM has more than 4 x 32 lanes; a higher rate means the span was measured wrong.
+    EXPECT_LE(t.loads_per_sm_clock, 128.0) << rounds << " rounds";
+  }
+  EXPECT_THROW(latency::shared_load_throughput(0), std::invalid_argument);
+}
+
 }  // namespace

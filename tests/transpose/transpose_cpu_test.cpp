@@ -2,9 +2,12 @@
 // (the notes' "8-way" for sTile[t*32]-like strides and "4-way" for bytes, corrected).
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "reference.hpp"
+#include "transpose.hpp"
 
 namespace {
 
@@ -48,6 +51,27 @@ TEST(TransposeVariants, NamesRoundTrip) {
     EXPECT_EQ(back, v);
   }
   EXPECT_EQ(transpose::all_variants().size(), 5u);
+}
+
+TEST(TransposeVariants, LaunchShapesCoverTheMatrixWithTheirOwnBlocks) {
+  using transpose::Variant;
+  // What the lab's launch table prints: padded_coarse is the one variant of 128 threads.
+  EXPECT_EQ(transpose::launch_shape(Variant::kNaive, 8192, 8192).threads_per_block(), 256);
+  EXPECT_EQ(transpose::launch_shape(Variant::kPadded, 8192, 8192).threads_per_block(), 256);
+  EXPECT_EQ(transpose::launch_shape(Variant::kPaddedCoarse, 8192, 8192).threads_per_block(), 128);
+  for (auto [rows, cols] : std::vector<std::pair<int, int>>{{1, 1}, {4097, 5}, {33, 8193}, {8192, 8192}}) {
+    for (auto v : transpose::all_variants()) {
+      const transpose::LaunchShape l = transpose::launch_shape(v, rows, cols);
+      const std::string what = transpose::variant_name(v) + " " + std::to_string(rows) + " x " + std::to_string(cols);
+      EXPECT_EQ(l.block_x, 32) << what;
+      EXPECT_GE(static_cast<long long>(l.grid_x) * 32, cols) << what;
+      EXPECT_LT(static_cast<long long>(l.grid_x - 1) * 32, cols) << what;  // no block column of nothing
+      // A tiled variant's block covers 32 rows (looping over them), the naive one block_y rows.
+      const long long rows_per_block = v == Variant::kNaive ? l.block_y : 32;
+      EXPECT_GE(l.grid_y * rows_per_block, rows) << what;
+      EXPECT_LT((l.grid_y - 1) * rows_per_block, rows) << what;
+    }
+  }
 }
 
 }  // namespace
