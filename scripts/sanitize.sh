@@ -28,8 +28,10 @@ sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanit
 [[ $? -eq 77 ]] && { echo "sanitize: skipped: no GPU"; exit 0; }
 mkdir -p "$out"
 
-# Tests that provoke CUDA errors on purpose, and the huge cases (too slow under the tools).
-gtest_filter='-CudaErrorPaths.*:*EachMistakeSurfaces*:RgbaHuge.*:*17x2000000*:*n1048579*:*n16777216*:*n1048577*:*PastTwo*'
+# Tests that provoke CUDA errors on purpose, the huge cases (too slow under the tools), and the
+# two that compare timings (bank passes in cycles, FP32 against FP64 peak): the tool's
+# instrumentation changes what they time, so they fail under it with 0 errors found.
+gtest_filter='-CudaErrorPaths.*:*EachMistakeSurfaces*:RgbaHuge.*:*17x2000000*:*n1048579*:*n16777216*:*n1048577*:*PastTwo*:TransposeBanks.CyclesFollowThePredictedDegree:RooflineGpu.PeaksArePositiveAndFp64IsNotFaster'
 status=0
 printf "%-24s %-10s %-7s %-5s %s\n" "target" "tool" "errors" "exit" "seconds" | tee "$out/summary.txt"
 run_tool() {  # name tool command...
