@@ -165,6 +165,97 @@ bool atomics_section(cudalab::Report& report, const Options& o, cudalab::Benchma
   return ladder.all_ok;
 }
 
+// atomicAdd under contention: the same sum spread over 1 .. 32768 counters.
+bool contention_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+  const auto mn = static_cast<std::size_t>(o.measure_n);
+  const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 3, -1000, 1000);
+  cudalab::DeviceBuffer<int> d_values(values);
+  constexpr int kMostAddresses = 32768;
+  cudalab::DeviceBuffer<unsigned long long> d_counters(kMostAddresses);
+  std::vector<cudalab::Rung> rungs;
+  for (int addresses : {1, 32, 1024, kMostAddresses}) {
+    cudalab::Rung r;
+    r.name = fmt::format("addresses_{}", addresses);
+    r.poison = [&d_counters] { d_counters.fill_bytes(0); };  // the kernel adds into the counters
+    r.launch = [&, addresses] { mem_spaces::launch_spread_sum(d_values.data(), mn, d_counters.data(), addresses, o.block); };
+    r.check = [&d_counters, addresses, want = mem_spaces::spread_sum_reference(values, addresses), name = r.name] {
+      const std::vector<unsigned long long> got = d_counters.download();
+      for (int a = 0; a < addresses; ++a) {
+        if (static_cast<long long>(got[static_cast<std::size_t>(a)]) != want[static_cast<std::size_t>(a)]) {
+          std::fprintf(stderr, "mem_spaces: %s: counter %d is %lld, expected %lld\n", name.c_str(), a,
+                       static_cast<long long>(got[static_cast<std::size_t>(a)]), want[static_cast<std::size_t>(a)]);
+          return false;
+        }
+      }
+      return true;
+    };
+    rungs.push_back(std::move(r));
+  }
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  cudalab::Table t({{"addresses", "addresses"}, {"median_ms", "median ms"}, {"g_atomics_per_s", "G atomics/s"},
+                    {"x_one", "x 1 address"}, {"correct", "ok"}});
+  const double one_ms = ladder.rungs.front().result.correct ? ladder.rungs.front().result.timing.median_ms : 0.0;
+  for (const auto& rr : ladder.rungs) {
+    const bool ok = rr.result.correct;
+    const double ms = rr.result.timing.median_ms;
+    t.add_row({std::stoll(rr.result.name.substr(rr.result.name.find('_') + 1)), ok ? Value(ms, 4) : Value(),
+               ok && ms > 0 ? Value(static_cast<double>(mn) / (ms * 1e6), 1) : Value(),
+               ok && ms > 0 && one_ms > 0 ? Value(one_ms / ms, 1) : Value(), cudalab::correct_cell(ok)});
+  }
+  report.heading(fmt::format("atomicAdd of {} ints into 1 .. {} counters (element i into counter i % addresses; median of {})",
+                             mn, kMostAddresses, o.common.repeat));
+  report.table("contention", t);
+  return ladder.all_ok;
+}
+
+// Constant memory's broadcast: a warp's lanes reading 1 .. 32 different words of a
+// __constant__ table, and the same reads through __ldg.
+bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+  const auto threads = static_cast<std::size_t>(o.measure_n);
+  const std::vector<unsigned> words = cudalab::random_vector<unsigned>(mem_spaces::kTableWords, o.common.seed + 4, 0u, 0xFFFFFFFFu);
+  mem_spaces::write_table(words);
+  cudalab::DeviceBuffer<unsigned> d_out(threads);
+  const std::vector<int> distincts{1, 2, 4, 8, 16, 32};
+  std::vector<cudalab::Rung> rungs;
+  for (auto how : {mem_spaces::TableRead::kConstant, mem_spaces::TableRead::kLdg}) {
+    for (int distinct : distincts) {
+      cudalab::Rung r;
+      r.name = fmt::format("{}_{}", mem_spaces::table_read_name(how), distinct);
+      r.poison = [&d_out] { d_out.fill_bytes(0xAB); };
+      r.launch = [&, how, distinct] { mem_spaces::launch_table_reads(how, distinct, d_out.data(), threads, o.block); };
+      // A thread's sum depends only on its lane (i % 32: blocks are whole warps).
+      std::vector<unsigned> want(32);
+      for (unsigned lane = 0; lane < 32; ++lane) want[lane] = mem_spaces::table_read_reference(words, distinct, lane);
+      r.check = [&d_out, threads, want, name = r.name] {
+        const std::vector<unsigned> got = d_out.download();
+        for (std::size_t i = 0; i < threads; ++i) {
+          if (got[i] != want[i % 32]) {
+            std::fprintf(stderr, "mem_spaces: %s: thread %zu summed %u, expected %u\n", name.c_str(), i, got[i], want[i % 32]);
+            return false;
+          }
+        }
+        return true;
+      };
+      rungs.push_back(std::move(r));
+    }
+  }
+  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  const std::size_t k = distincts.size();
+  cudalab::Table t({{"distinct", "words per warp read"}, {"constant_ms", "__constant__ ms"}, {"constant_x", "x 1 word"},
+                    {"ldg_ms", "__ldg ms"}, {"ldg_x", "x 1 word"}, {"correct", "ok"}});
+  const auto ms_of = [&](std::size_t i) { return ladder.rungs[i].result.correct ? ladder.rungs[i].result.timing.median_ms : 0.0; };
+  for (std::size_t j = 0; j < k; ++j) {
+    const double c = ms_of(j), g = ms_of(k + j), c1 = ms_of(0), g1 = ms_of(k);
+    const bool ok = ladder.rungs[j].result.correct && ladder.rungs[k + j].result.correct;
+    t.add_row({distincts[j], c > 0 ? Value(c, 4) : Value(), c > 0 && c1 > 0 ? Value(c / c1, 1) : Value(),
+               g > 0 ? Value(g, 4) : Value(), g > 0 && g1 > 0 ? Value(g / g1, 1) : Value(), cudalab::correct_cell(ok)});
+  }
+  report.heading(fmt::format("A warp reading 1 .. 32 different words of a {}-word table, {} rounds, {} threads "
+                             "(median of {})", mem_spaces::kTableWords, mem_spaces::kTableRounds, threads, o.common.repeat));
+  report.table("constant_reads", t);
+  return ladder.all_ok;
+}
+
 // A per-thread array indexed at run time (local memory) vs at compile time (registers).
 bool local_memory_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
   const auto mn = static_cast<std::size_t>(o.measure_n);
@@ -229,6 +320,8 @@ int run(int argc, char** argv) {
   bool ok = constant_rounds(report, o);
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   ok = atomics_section(report, o, bench) && ok;
+  ok = contention_section(report, o, bench) && ok;
+  ok = constant_reads_section(report, o, bench) && ok;
   ok = local_memory_section(report, o, bench) && ok;
   return ok && agree ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }

@@ -92,6 +92,39 @@ __global__ void sum_per_block(const int* __restrict__ in, std::size_t n, unsigne
   }
 }
 
+// Every thread's element into counter i % addresses: with 1 address every atomic of the GPU
+// waits for the one before it at the L2 slice that owns the line; with more addresses they spread
+// over lines and slices and proceed in parallel.
+__global__ void spread_sum(const int* __restrict__ in, std::size_t n, unsigned long long* counters, unsigned addresses) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&counters[i % addresses], static_cast<unsigned long long>(static_cast<long long>(in[i])));
+}
+
+// ---- constant memory: one word per warp instruction, or several ----
+
+__constant__ unsigned c_table[kTableWords];
+__device__ unsigned g_table[kTableWords];
+
+// The constant cache serves one word per warp instruction per pass: `distinct` different words
+// take `distinct` passes. Read through __ldg the same words are one request to one line.
+template <bool Constant>
+__global__ void table_reads(unsigned distinct, unsigned* __restrict__ out, std::size_t threads) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= threads) return;
+  const unsigned first = (threadIdx.x & 31u) % distinct;
+  unsigned acc = 0;
+#pragma unroll 8
+  for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) {
+    const unsigned word = (first + 32u * r) & static_cast<unsigned>(kTableWords - 1);
+    if constexpr (Constant) {
+      acc += c_table[word];
+    } else {
+      acc += __ldg(&g_table[word]);
+    }
+  }
+  out[i] = acc;
+}
+
 // ---- the per-thread array ----
 
 // a[] is indexed with (i + r) % 32, a value known only at run time: registers cannot be
@@ -262,6 +295,57 @@ cudaFuncAttributes atomic_attributes(AtomicVariant v) {
   cudaFuncAttributes a{};
   CUDA_CHECK(cudaFuncGetAttributes(&a, atomic_row(v).kernel));
   return a;
+}
+
+void launch_spread_sum(const int* in, std::size_t n, unsigned long long* counters, int addresses, int block,
+                       cudaStream_t stream) {
+  if (addresses < 1) throw std::invalid_argument("launch_spread_sum: at least one address");
+  if (block % 32 != 0 || block < 32 || block > kMaxBlock) throw std::invalid_argument("launch_spread_sum: block must be 32..1024, multiple of 32");
+  const auto grid = static_cast<unsigned>(cudalab::ceil_div(n, static_cast<std::size_t>(block)));
+  if (grid == 0) return;
+  spread_sum<<<grid, block, 0, stream>>>(in, n, counters, static_cast<unsigned>(addresses));
+  CUDA_CHECK_LAUNCH("spread_sum");
+}
+
+std::vector<long long> spread_sum_reference(const std::vector<int>& in, int addresses) {
+  if (addresses < 1) throw std::invalid_argument("spread_sum_reference: at least one address");
+  std::vector<long long> sums(static_cast<std::size_t>(addresses), 0);
+  for (std::size_t i = 0; i < in.size(); ++i) sums[i % static_cast<std::size_t>(addresses)] += in[i];
+  return sums;
+}
+
+std::string table_read_name(TableRead how) { return how == TableRead::kConstant ? "constant" : "ldg"; }
+
+void write_table(const std::vector<unsigned>& words) {
+  if (words.size() != static_cast<std::size_t>(kTableWords)) throw std::invalid_argument("write_table: kTableWords words");
+  CUDA_CHECK(cudaMemcpyToSymbol(c_table, words.data(), words.size() * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemcpyToSymbol(g_table, words.data(), words.size() * sizeof(unsigned)));
+}
+
+namespace {
+bool valid_distinct(int distinct) { return distinct >= 1 && distinct <= 32 && (distinct & (distinct - 1)) == 0; }
+}  // namespace
+
+void launch_table_reads(TableRead how, int distinct, unsigned* out, std::size_t threads, int block, cudaStream_t stream) {
+  if (!valid_distinct(distinct)) throw std::invalid_argument("launch_table_reads: distinct must be 1, 2, 4, 8, 16 or 32");
+  const auto grid = static_cast<unsigned>(cudalab::ceil_div(threads, static_cast<std::size_t>(block)));
+  if (grid == 0) return;
+  if (how == TableRead::kConstant) {
+    table_reads<true><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+  } else {
+    table_reads<false><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+  }
+  CUDA_CHECK_LAUNCH("table_reads");
+}
+
+unsigned table_read_reference(const std::vector<unsigned>& words, int distinct, unsigned lane) {
+  if (!valid_distinct(distinct)) throw std::invalid_argument("table_read_reference: distinct must be 1, 2, 4, 8, 16 or 32");
+  const unsigned first = (lane & 31u) % static_cast<unsigned>(distinct);
+  unsigned acc = 0;
+  for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) {
+    acc += words.at((first + 32u * r) & static_cast<unsigned>(kTableWords - 1));
+  }
+  return acc;
 }
 
 std::string array_name(ArrayVariant v) { return v == ArrayVariant::kLocalMemory ? "array_local" : "array_registers"; }

@@ -45,6 +45,26 @@ void launch_sum(AtomicVariant v, const int* in, std::size_t n, unsigned long lon
                 cudaStream_t stream = nullptr);
 cudaFuncAttributes atomic_attributes(AtomicVariant v);
 
+// ---- atomics under contention: element i added into counter i % addresses ----
+// counters[a] = the sum of every in[i] with i % addresses == a (64-bit, exact in any order).
+void launch_spread_sum(const int* in, std::size_t n, unsigned long long* counters, int addresses, int block,
+                       cudaStream_t stream = nullptr);
+std::vector<long long> spread_sum_reference(const std::vector<int>& in, int addresses);
+
+// ---- constant memory: broadcast against divergent reads ----
+// A table of kTableWords words, in __constant__ memory and in a __device__ global copy. In round r,
+// lane l of every warp reads word (l % distinct + 32 r) % kTableWords: one instruction of the
+// warp asks for `distinct` different words (distinct: 1, 2, 4, 8, 16 or 32), all in one 128-byte
+// line of the global copy. out[i] = the sum of its reads (unsigned, wrapping).
+constexpr int kTableWords = 1024;
+constexpr int kTableRounds = 64;
+enum class TableRead { kConstant, kLdg };
+std::string table_read_name(TableRead how);
+void write_table(const std::vector<unsigned>& words);  // both copies; kTableWords words
+void launch_table_reads(TableRead how, int distinct, unsigned* out, std::size_t threads, int block,
+                        cudaStream_t stream = nullptr);
+unsigned table_read_reference(const std::vector<unsigned>& words, int distinct, unsigned lane);
+
 // ---- a per-thread array: indexed at run time (local memory) vs at compile time (registers) ----
 enum class ArrayVariant { kLocalMemory, kRegisters };
 std::string array_name(ArrayVariant v);

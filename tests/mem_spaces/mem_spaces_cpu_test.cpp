@@ -1,6 +1,7 @@
 // mem_spaces without a GPU: the CPU model of the demo and the array reference.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <vector>
 
 #include "mem_spaces.hpp"
@@ -46,6 +47,29 @@ TEST(ArrayReference, WeightsRunOneToThirtyTwo) {
   unsigned expect1 = 0;
   for (unsigned r = 0; r < 32; ++r) expect1 += (32 + (1 + r) % 32) * (r + 1);
   EXPECT_EQ(mem_spaces::array_reference(in, 1), expect1);
+}
+
+TEST(SpreadSumReference, ElementIGoesToCounterIModAddresses) {
+  const std::vector<int> in{5, -3, 7, 1, 2, -9, 4};
+  EXPECT_EQ(mem_spaces::spread_sum_reference(in, 1), (std::vector<long long>{7}));
+  EXPECT_EQ(mem_spaces::spread_sum_reference(in, 3), (std::vector<long long>{5 + 1 + 4, -3 + 2, 7 - 9}));
+  EXPECT_EQ(mem_spaces::spread_sum_reference(in, 10), (std::vector<long long>{5, -3, 7, 1, 2, -9, 4, 0, 0, 0}));
+  EXPECT_THROW(mem_spaces::spread_sum_reference(in, 0), std::invalid_argument);
+}
+
+TEST(TableReadReference, LaneModDistinctPlus32PerRound) {
+  std::vector<unsigned> words(mem_spaces::kTableWords);
+  for (int i = 0; i < mem_spaces::kTableWords; ++i) words[static_cast<std::size_t>(i)] = static_cast<unsigned>(i);
+  // One word per warp: every lane reads words 0, 32, 64, ...: the sum of 32 r over the rounds.
+  unsigned broadcast = 0;
+  for (unsigned r = 0; r < static_cast<unsigned>(mem_spaces::kTableRounds); ++r) broadcast += (32u * r) % 1024u;
+  for (unsigned lane : {0u, 5u, 31u}) EXPECT_EQ(mem_spaces::table_read_reference(words, 1, lane), broadcast);
+  // 4 words: lane 6 starts at word 2, lane 7 at word 3; a lane 32 apart is the same lane.
+  EXPECT_EQ(mem_spaces::table_read_reference(words, 4, 6), broadcast + 2u * mem_spaces::kTableRounds);
+  EXPECT_EQ(mem_spaces::table_read_reference(words, 4, 7), mem_spaces::table_read_reference(words, 4, 39));
+  EXPECT_EQ(mem_spaces::table_read_reference(words, 32, 31), broadcast + 31u * mem_spaces::kTableRounds);
+  for (int bad : {0, 3, 64, -1}) EXPECT_THROW(mem_spaces::table_read_reference(words, bad, 0), std::invalid_argument) << bad;
+  EXPECT_THROW(mem_spaces::table_read_reference(std::vector<unsigned>(10), 1, 0), std::out_of_range);
 }
 
 }  // namespace

@@ -98,4 +98,48 @@ TEST(MemSpacesGpu, AttributeReport) {
   for (auto v : mem_spaces::atomic_variants()) EXPECT_EQ(mem_spaces::atomic_attributes(v).localSizeBytes, 0u);
 }
 
+TEST(MemSpacesGpu, SpreadSumsAreExactForEveryCountOfAddresses) {
+  CUDALAB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000003}}) {
+    const std::vector<int> values = cudalab::random_vector<int>(n, n, -1000, 1000);
+    cudalab::DeviceBuffer<int> d_values(values);
+    for (int addresses : {1, 7, 32, 1024, 32768}) {
+      cudalab::DeviceBuffer<unsigned long long> counters(static_cast<std::size_t>(addresses));
+      counters.fill_bytes(0);
+      mem_spaces::launch_spread_sum(d_values.data(), n, counters.data(), addresses, 128);
+      const auto got = counters.download();
+      const auto want = mem_spaces::spread_sum_reference(values, addresses);
+      for (int a = 0; a < addresses; ++a) {
+        ASSERT_EQ(static_cast<long long>(got[static_cast<std::size_t>(a)]), want[static_cast<std::size_t>(a)])
+            << "n " << n << ", " << addresses << " addresses, counter " << a;
+      }
+    }
+  }
+  cudalab::DeviceBuffer<unsigned long long> one(1);
+  EXPECT_THROW(mem_spaces::launch_spread_sum(nullptr, 1, one.data(), 0, 128), std::invalid_argument);
+}
+
+TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
+  CUDALAB_REQUIRE_GPU();
+  const std::vector<unsigned> words = cudalab::random_vector<unsigned>(mem_spaces::kTableWords, 9, 0u, 0xFFFFFFFFu);
+  mem_spaces::write_table(words);
+  for (std::size_t threads : {std::size_t{1}, std::size_t{33}, std::size_t{100003}}) {
+    cudalab::DeviceBuffer<unsigned> out(threads);
+    for (auto how : {mem_spaces::TableRead::kConstant, mem_spaces::TableRead::kLdg}) {
+      for (int distinct : {1, 2, 4, 8, 16, 32}) {
+        out.fill_bytes(0xAB);
+        mem_spaces::launch_table_reads(how, distinct, out.data(), threads, 256);
+        const auto got = out.download();
+        for (std::size_t i = 0; i < threads; ++i) {
+          ASSERT_EQ(got[i], mem_spaces::table_read_reference(words, distinct, static_cast<unsigned>(i % 32)))
+              << mem_spaces::table_read_name(how) << ", " << distinct << " words, thread " << i << " of " << threads;
+        }
+      }
+    }
+  }
+  cudalab::DeviceBuffer<unsigned> out(32);
+  EXPECT_THROW(mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstant, 3, out.data(), 32, 32), std::invalid_argument);
+  EXPECT_THROW(mem_spaces::write_table(std::vector<unsigned>(5)), std::invalid_argument);
+}
+
 }  // namespace
