@@ -19,7 +19,7 @@ std::string DeviceFacts::arch() const { return fmt::format("sm_{}{}", cc_major, 
 ArchLanes arch_lanes(int cc_major, int cc_minor) {
   const auto spec = occupancy::spec_for_arch(fmt::format("sm_{}{}", cc_major, cc_minor));
   if (!spec) return {};
-  return {true, spec->fp32_lanes, spec->fp64_lanes};
+  return {true, spec->fp32_lanes, spec->fp64_lanes, spec->bf16_tensor_flops_per_clock};
 }
 
 double DeviceFacts::theoretical_fp32_gflops() const {
@@ -28,6 +28,10 @@ double DeviceFacts::theoretical_fp32_gflops() const {
 
 double DeviceFacts::theoretical_fp64_gflops() const {
   return sm_count * arch_lanes(cc_major, cc_minor).fp64 * 2.0 * sm_clock_khz / 1e6;
+}
+
+double DeviceFacts::theoretical_bf16_tensor_gflops() const {
+  return sm_count * static_cast<double>(arch_lanes(cc_major, cc_minor).bf16_tensor_flops_per_clock) * sm_clock_khz / 1e6;
 }
 
 double DeviceFacts::theoretical_bandwidth_gbps() const {

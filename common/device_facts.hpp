@@ -39,6 +39,9 @@ struct DeviceFacts {
   // x 2 FLOP x the peak SM clock (0 for an architecture the table does not know).
   double theoretical_fp32_gflops() const;
   double theoretical_fp64_gflops() const;
+  // Dense BF16 Tensor Core peak (FP32 accumulation) at the maximum clock; 0 where the table has
+  // no figure for this architecture.
+  double theoretical_bf16_tensor_gflops() const;
   long long max_resident_threads() const { return 1LL * sm_count * max_threads_per_sm; }
   long long max_resident_warps() const {
     return warp_size > 0 ? max_resident_threads() / warp_size : 0;
@@ -51,6 +54,7 @@ struct DeviceFacts {
 struct ArchLanes {
   bool known = false;
   int fp32 = 0, fp64 = 0;
+  int bf16_tensor_flops_per_clock = 0;  // 0: no figure for this architecture
 };
 ArchLanes arch_lanes(int cc_major, int cc_minor);
 

@@ -42,6 +42,11 @@ struct GpuSpec {
   // each. FP32: 64 on Turing and the A100, 128 from GA10x on; FP64: half of FP32 on the
   // data-centre parts (sm_80, sm_90, sm_100), 2 on the others.
   int fp32_lanes = 0, fp64_lanes = 0;
+  // Dense BF16 Tensor Core FLOPs (FP32 accumulation) one SM completes per clock: 2048 on the
+  // A100 (312 TFLOP/s at 108 SMs and 1410 MHz), 4096 on the H100 and H200 (989 at 132 and
+  // 1830 MHz), from NVIDIA's data sheets; 0 where the table has no published figure it trusts
+  // (none on sm_75; GeForce parts halve the FP32-accumulation rate of their data-centre kin).
+  int bf16_tensor_flops_per_clock = 0;
 };
 
 // Architectures with a built-in spec (the one per-architecture table of the suite): sm_75, sm_80,

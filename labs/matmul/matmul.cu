@@ -816,4 +816,16 @@ void Cublas::sgemm(const float* a, const float* b, float* c, int m, int n, int k
   check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n), "cublasSgemm");
 }
 
+void Cublas::gemm_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  auto h = static_cast<cublasHandle_t>(handle_);
+  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+  const float one = 1.0f, zero = 0.0f;
+  // The handle stays pedantic for sgemm (no TF32); this call may use every Tensor Core path.
+  check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  const cublasStatus_t status = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF,
+                                             k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  check_cublas(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+  check_cublas(status, "cublasGemmEx (BF16)");
+}
+
 }  // namespace matmul

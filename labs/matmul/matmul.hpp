@@ -4,6 +4,7 @@
 // fed by an asynchronous-copy pipeline; cuBLAS SGEMM in the same process as the yardstick.
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
   void sgemm(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream = nullptr);
+  // BF16 A and B (their 16 bits), FP32 accumulation and C: cublasGemmEx with CUBLAS_COMPUTE_32F,
+  // in the default math mode (the Tensor Cores), the yardstick of tensor.hpp's rungs.
+  void gemm_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                 cudaStream_t stream = nullptr);
 
  private:
   void* handle_ = nullptr;  // cublasHandle_t

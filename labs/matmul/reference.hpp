@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <set>
 #include <string>
 #include <utility>
@@ -40,6 +41,47 @@ inline double dot_error_bound(int k) {
   const double worst = ku / (1.0 - ku);
   const double probable = kLambda * std::sqrt(static_cast<double>(k)) * kUnitRoundoff;
   return std::min(worst, probable);
+}
+
+// The Tensor Core rungs (BF16 inputs, FP32 accumulation). Their inputs are rounded to BF16 on the
+// host (to_bf16 below) and the reference is the FP64 product of those rounded values, so a product
+// a_ip b_pj (8-bit significands: 16 bits) is exact in FP32 and only the accumulation errs. The
+// Tensor Cores add a block of products with one alignment and truncate (round toward zero)
+// instead of rounding to nearest (Fasi, Higham, Mikaitis and Pranesh, "Numerical behavior of
+// NVIDIA tensor cores", PeerJ Comput. Sci. 7:e330, 2021), so no probabilistic bound holds: the
+// check takes the worst case with two units of 2^-24 per addition,
+//     gamma = K u' / (1 - K u'),   u' = 2^-23,
+// about 1e-3 x sum |a||b| at K = 8192. A wrong element (a missed tile, a wrong fragment) is off
+// by about one product's size, far more.
+inline double bf16_dot_error_bound(int k) {
+  const double ku = k * (2.0 * kUnitRoundoff);
+  return ku / (1.0 - ku);
+}
+
+// float -> BF16 (the top 16 bits) with round to nearest even, and back; NaN stays NaN.
+inline std::uint16_t to_bf16_bits(float x) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return static_cast<std::uint16_t>(u >> 16);
+}
+inline float from_bf16_bits(std::uint16_t h) {
+  const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
+  float x = 0;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+// Every element rounded to BF16 and widened again: the values a BF16 kernel really multiplies.
+inline std::vector<float> rounded_to_bf16(const std::vector<float>& x) {
+  std::vector<float> r(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) r[i] = from_bf16_bits(to_bf16_bits(x[i]));
+  return r;
+}
+inline std::vector<std::uint16_t> bf16_bits_of(const std::vector<float>& x) {
+  std::vector<std::uint16_t> r(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) r[i] = to_bf16_bits(x[i]);
+  return r;
 }
 
 // A rows x cols matrix of values uniform in [-1, 1), reproducible from the seed.
@@ -71,13 +113,16 @@ inline Product reference(const std::vector<float>& a, const std::vector<float>& 
   return p;
 }
 
-// |got - exact| <= dot_error_bound(k) * abs (+ the smallest normal float, for an exact zero).
-inline bool within_bound(double exact, double abs, double got, int k) {
-  return std::fabs(got - exact) <= dot_error_bound(k) * abs + 1.2e-38;  // NaN fails
+// |got - exact| <= bound * abs (+ the smallest normal float, for an exact zero); bound is
+// dot_error_bound(k) for the FP32 rungs, bf16_dot_error_bound(k) for the Tensor Core rungs.
+inline bool within(double exact, double abs, double got, double bound) {
+  return std::fabs(got - exact) <= bound * abs + 1.2e-38;  // NaN fails
 }
+inline bool within_bound(double exact, double abs, double got, int k) { return within(exact, abs, got, dot_error_bound(k)); }
 
-// Every element of `got` (m x n) against the FP64 product.
-inline cudalab::CheckResult check_product(const Product& ref, const std::vector<float>& got, int k) {
+// Every element of `got` (m x n) against the FP64 product, within `bound` (default: FP32's).
+inline cudalab::CheckResult check_product(const Product& ref, const std::vector<float>& got, int k, double bound = 0) {
+  if (bound == 0) bound = dot_error_bound(k);
   cudalab::CheckResult r;
   r.checked = got.size();
   if (got.size() != ref.c.size()) {
@@ -85,7 +130,7 @@ inline cudalab::CheckResult check_product(const Product& ref, const std::vector<
     return r;
   }
   for (std::size_t i = 0; i < got.size(); ++i) {
-    if (!within_bound(ref.c[i], ref.abs[i], got[i], k)) {
+    if (!within(ref.c[i], ref.abs[i], got[i], bound)) {
       cudalab::detail::record(r, i, ref.c[i], got[i], cudalab::kMaxReportedMismatches);
     }
   }
@@ -98,8 +143,10 @@ inline cudalab::CheckResult check_product(const Product& ref, const std::vector<
 // columns of C (the first, the last, and evenly spaced ones between) against the FP64 product.
 class SampledReference {
  public:
-  SampledReference(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k, int lines = 16)
-      : m_(m), n_(n), k_(k), rows_(spread(m, lines)), cols_(spread(n, lines)) {
+  // bound: relative to sum |a||b|; 0 takes FP32's, dot_error_bound(k).
+  SampledReference(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k, int lines = 16,
+                   double bound = 0)
+      : m_(m), n_(n), k_(k), bound_(bound > 0 ? bound : dot_error_bound(k)), rows_(spread(m, lines)), cols_(spread(n, lines)) {
     const auto N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k), M = static_cast<std::size_t>(m);
     for (int i : rows_) {
       std::vector<double> c(N, 0.0), s(N, 0.0);
@@ -146,6 +193,7 @@ class SampledReference {
 
   const std::vector<int>& rows() const { return rows_; }
   const std::vector<int>& cols() const { return cols_; }
+  double bound() const { return bound_; }
 
   // The sampled rows and columns of `got` (m x n, row-major) against the FP64 product.
   cudalab::CheckResult check_sampled(const std::vector<float>& got) const {
@@ -168,7 +216,7 @@ class SampledReference {
   cudalab::CheckResult check_against(const std::vector<float>& got, const std::vector<float>& trusted) const {
     cudalab::CheckResult r;
     const auto N = static_cast<std::size_t>(n_);
-    const double bound = 2.0 * dot_error_bound(k_);
+    const double bound = 2.0 * bound_;
     r.checked = got.size();
     for (std::size_t i = 0; i < static_cast<std::size_t>(m_); ++i) {
       for (std::size_t j = 0; j < N; ++j) {
@@ -190,9 +238,10 @@ class SampledReference {
   }
   void note(cudalab::CheckResult& r, std::size_t index, double exact, double abs, float got) const {
     ++r.checked;
-    if (!within_bound(exact, abs, got, k_)) cudalab::detail::record(r, index, exact, got, cudalab::kMaxReportedMismatches);
+    if (!within(exact, abs, got, bound_)) cudalab::detail::record(r, index, exact, got, cudalab::kMaxReportedMismatches);
   }
   int m_, n_, k_;
+  double bound_;
   std::vector<int> rows_, cols_;
   std::vector<std::vector<double>> row_c_, row_abs_, col_c_, col_abs_;
   std::vector<double> row_norm_, col_norm_;
@@ -204,6 +253,9 @@ inline double flops(double m, double n, double k) { return 2.0 * m * n * k; }
 
 // The fewest bytes a product must move: A and B read once, C written once.
 inline double min_bytes(double m, double n, double k) { return 4.0 * (m * k + k * n + m * n); }
+
+// The same for BF16 A and B (2 bytes an element) and an FP32 C: the Tensor Core rungs.
+inline double min_bytes_bf16(double m, double n, double k) { return 2.0 * (m * k + k * n) + 4.0 * m * n; }
 
 // Elements of A and B that a T x T-tiled schedule loads from global memory: each of the
 // ceil(m/T) ceil(n/T) blocks loads a T x T tile of A and of B for each of ceil(k/T) steps. For a

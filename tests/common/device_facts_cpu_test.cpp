@@ -78,6 +78,29 @@ TEST(ArchLanes, PeaksOfTheH200AndTheA100) {
   EXPECT_EQ(unknown.theoretical_fp32_gflops(), 0.0);
 }
 
+TEST(ArchLanes, Bf16TensorPeaksOfTheDataSheets) {
+  // NVIDIA's data sheets, dense BF16 with FP32 accumulation: A100 312 TFLOP/s (108 SMs,
+  // 1410 MHz), H100 SXM 989.4 (132 SMs, 1830 MHz boost).
+  cudalab::DeviceFacts a100;
+  a100.cc_major = 8;
+  a100.sm_count = 108;
+  a100.sm_clock_khz = 1410000;
+  EXPECT_NEAR(a100.theoretical_bf16_tensor_gflops(), 312e3, 0.005 * 312e3);
+  cudalab::DeviceFacts h100;
+  h100.cc_major = 9;
+  h100.sm_count = 132;
+  h100.sm_clock_khz = 1830000;
+  EXPECT_NEAR(h100.theoretical_bf16_tensor_gflops(), 989.4e3, 0.005 * 989.4e3);
+  // No figure in the table: Turing has no BF16, GeForce halves FP32 accumulation.
+  cudalab::DeviceFacts t4 = a100;
+  t4.cc_major = 7;
+  t4.cc_minor = 5;
+  EXPECT_EQ(t4.theoretical_bf16_tensor_gflops(), 0.0);
+  cudalab::DeviceFacts rtx30 = a100;
+  rtx30.cc_minor = 6;
+  EXPECT_EQ(rtx30.theoretical_bf16_tensor_gflops(), 0.0);
+}
+
 TEST(UsableDeviceCount, NeverThrowsAndExplainsZero) {
   std::string why;
   const int n = cudalab::usable_device_count(&why);

@@ -10,6 +10,7 @@
 
 #include "matmul.hpp"
 #include "reference.hpp"
+#include "tensor.hpp"
 
 namespace {
 
@@ -188,6 +189,73 @@ TEST(MatmulTable, EveryVariantHasANameTraitsAndAPredictedReuse) {
   }
   EXPECT_DOUBLE_EQ(matmul::traits(matmul::Variant::kSmem32).loads_per_fma, 2.0 / 32);
   EXPECT_DOUBLE_EQ(matmul::traits(matmul::Variant::kRegTile2d).loads_per_fma, 1.0 / 64);
+}
+
+TEST(Bf16, RoundsToNearestEvenAndBack) {
+  EXPECT_EQ(matmul::to_bf16_bits(1.0f), 0x3F80);
+  EXPECT_EQ(matmul::from_bf16_bits(0x3F80), 1.0f);
+  EXPECT_EQ(matmul::to_bf16_bits(-2.0f), 0xC000);
+  // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: to the even one, 1. 1 + 3 * 2^-8: up.
+  EXPECT_EQ(matmul::from_bf16_bits(matmul::to_bf16_bits(1.0f + 1.0f / 256)), 1.0f);
+  EXPECT_EQ(matmul::from_bf16_bits(matmul::to_bf16_bits(1.0f + 3.0f / 256)), 1.0f + 1.0f / 64);
+  EXPECT_EQ(matmul::from_bf16_bits(matmul::to_bf16_bits(1.0f + 1.0f / 512)), 1.0f);         // below half: down
+  EXPECT_EQ(matmul::from_bf16_bits(matmul::to_bf16_bits(1.0f + 1.0f / 200)), 1.0f + 1.0f / 128);  // above: up
+  EXPECT_TRUE(std::isnan(matmul::from_bf16_bits(matmul::to_bf16_bits(std::nanf("")))));
+  EXPECT_TRUE(std::isinf(matmul::from_bf16_bits(matmul::to_bf16_bits(3.4e38f))));  // past BF16's largest: infinity
+  // Rounded values are fixed points, and negation commutes with rounding (the -A input set).
+  for (float x : matmul::rounded_to_bf16(matmul::make_matrix(1, 1000, 3))) {
+    EXPECT_EQ(matmul::from_bf16_bits(matmul::to_bf16_bits(x)), x);
+    EXPECT_EQ(matmul::from_bf16_bits(matmul::to_bf16_bits(-x)), -x);
+  }
+  EXPECT_EQ(matmul::bf16_bits_of({1.0f, -2.0f}), (std::vector<std::uint16_t>{0x3F80, 0xC000}));
+}
+
+TEST(Bf16, TensorCoreBoundIsTheWorstCaseAtTwiceTheUnit) {
+  const double u2 = 2.0 / 16777216.0;
+  EXPECT_DOUBLE_EQ(matmul::bf16_dot_error_bound(1), u2 / (1 - u2));
+  EXPECT_NEAR(matmul::bf16_dot_error_bound(8192), 8192 * u2 / (1 - 8192 * u2), 1e-18);
+  EXPECT_GT(matmul::bf16_dot_error_bound(4096), matmul::dot_error_bound(4096));  // looser than FP32's
+  // A product of BF16 values is exact in FP32: 8 + 8 significant bits.
+  const auto a = matmul::rounded_to_bf16(matmul::make_matrix(1, 100, 7)), b = matmul::rounded_to_bf16(matmul::make_matrix(1, 100, 8));
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(static_cast<double>(a[i] * b[i]), static_cast<double>(a[i]) * b[i]);
+  // One element off by one product's size fails the check; the exact product passes.
+  const int m = 3, n = 4, k = 100;
+  const auto x = matmul::rounded_to_bf16(matmul::make_matrix(m, k, 9)), y = matmul::rounded_to_bf16(matmul::make_matrix(k, n, 10));
+  const matmul::Product ref = matmul::reference(x, y, m, n, k);
+  std::vector<float> got(ref.c.begin(), ref.c.end());
+  EXPECT_TRUE(matmul::check_product(ref, got, k, matmul::bf16_dot_error_bound(k)).ok());
+  got[5] += 0.25f;
+  EXPECT_FALSE(matmul::check_product(ref, got, k, matmul::bf16_dot_error_bound(k)).ok());
+}
+
+TEST(Bf16, MinBytesCountTwoBytesAnInputElement) {
+  EXPECT_DOUBLE_EQ(matmul::min_bytes_bf16(2, 3, 4), 2.0 * (8 + 12) + 4.0 * 6);
+  EXPECT_LT(matmul::min_bytes_bf16(4096, 4096, 4096), matmul::min_bytes(4096, 4096, 4096));
+}
+
+TEST(TensorVariants, NamesRoundTripAndShapes) {
+  for (auto v : matmul::tensor::all_variants()) {
+    matmul::tensor::Variant back{};
+    ASSERT_TRUE(matmul::tensor::parse_variant(matmul::tensor::variant_name(v), &back));
+    EXPECT_EQ(back, v);
+    const matmul::tensor::Shape s = matmul::tensor::shape(v);
+    EXPECT_EQ(s.block_m % 16, 0);
+    EXPECT_EQ(s.block_n % 16, 0);
+    EXPECT_EQ(s.block_k % 16, 0);
+    EXPECT_EQ(s.threads % 32, 0);
+  }
+  EXPECT_EQ(matmul::tensor::all_variants().size(), 2u);
+  matmul::tensor::Variant none{};
+  EXPECT_FALSE(matmul::tensor::parse_variant("naive", &none));  // the SIMT rungs are another table
+}
+
+TEST(TensorVariants, SixteenBytePathNeedsMultiplesOfEightAndAlignment) {
+  alignas(16) static std::uint16_t buf[64];
+  EXPECT_TRUE(matmul::tensor::vector_path(buf, buf, 64, 64));
+  EXPECT_FALSE(matmul::tensor::vector_path(buf, buf, 60, 64));
+  EXPECT_FALSE(matmul::tensor::vector_path(buf, buf, 64, 36));
+  EXPECT_FALSE(matmul::tensor::vector_path(buf + 1, buf, 64, 64));
+  EXPECT_FALSE(matmul::tensor::vector_path(buf, buf + 4, 64, 64));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 
 #include <cuda_bf16.h>
 
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "gpu_test.hpp"
 #include "matmul.hpp"
 #include "reference.hpp"
+#include "tensor.hpp"
 
 namespace {
 
@@ -180,6 +183,89 @@ TEST(MatmulPrecision, Tf32AndBf16InputsFailTheFp32Check) {
       EXPECT_EQ(ok, r == Rounding::kNone) << "k = " << k << ", rounding " << static_cast<int>(r);
     }
   }
+}
+
+// ---- the Tensor Core rungs (BF16 inputs) ------------------------------------------------------
+
+// Runs `launch` on fresh BF16 inputs of shape s (offset elements into each buffer: 1 misaligns
+// the 16-byte copies) and compares every element with the FP64 product of the rounded inputs,
+// within the Tensor Core bound (reference.hpp).
+template <typename Launch>
+void expect_bf16_matches_cpu(const Shape& s, int offset, const std::string& what, Launch launch) {
+  const auto a = matmul::rounded_to_bf16(matmul::make_matrix(s.m, s.k, 300 + s.m));
+  const auto b = matmul::rounded_to_bf16(matmul::make_matrix(s.k, s.n, 400 + s.n));
+  const matmul::Product ref = matmul::reference(a, b, s.m, s.n, s.k);
+  const auto ha = matmul::bf16_bits_of(a), hb = matmul::bf16_bits_of(b);
+  const std::size_t mn = static_cast<std::size_t>(s.m) * s.n;
+  cudalab::DeviceBuffer<std::uint16_t> d_a(ha.size() + offset), d_b(hb.size() + offset);
+  cudalab::DeviceBuffer<float> d_c(mn);
+  CUDA_CHECK(cudaMemcpy(d_a.data() + offset, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_b.data() + offset, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+  d_c.fill_bytes(0xFF);  // NaN: an element never written fails
+  launch(d_a.data() + offset, d_b.data() + offset, d_c.data());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const cudalab::CheckResult r = matmul::check_product(ref, d_c.download(), s.k, matmul::bf16_dot_error_bound(s.k));
+  EXPECT_TRUE(r.ok()) << what << " at " << s.m << " x " << s.n << " x " << s.k << " (offset " << offset
+                      << "): " << r.summary();
+}
+
+class TensorVariants : public ::testing::TestWithParam<matmul::tensor::Variant> {};
+
+TEST_P(TensorVariants, EveryShapeMatchesTheCpu) {
+  CUDALAB_REQUIRE_GPU();
+  const auto v = GetParam();
+  ASSERT_EQ(matmul::tensor::unavailable(v), "") << "the suite's GPUs run BF16 Tensor Cores (sm_80+)";
+  for (const Shape& s : shapes()) {
+    expect_bf16_matches_cpu(s, 0, matmul::tensor::variant_name(v), [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
+TEST_P(TensorVariants, MisalignedOperandsTakeTheOneElementPath) {
+  CUDALAB_REQUIRE_GPU();
+  const auto v = GetParam();
+  for (const Shape& s : {Shape{256, 128, 64}, Shape{130, 264, 40}}) {
+    expect_bf16_matches_cpu(s, 1, matmul::tensor::variant_name(v), [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      EXPECT_FALSE(matmul::tensor::vector_path(a, b, s.n, s.k));
+      matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
+TEST_P(TensorVariants, RepeatedLaunchesGiveTheSameBits) {
+  CUDALAB_REQUIRE_GPU();
+  const auto v = GetParam();
+  const int m = 300, n = 264, k = 136;
+  const auto a = matmul::bf16_bits_of(matmul::make_matrix(m, k, 5)), b = matmul::bf16_bits_of(matmul::make_matrix(k, n, 6));
+  cudalab::DeviceBuffer<std::uint16_t> d_a(a), d_b(b);
+  cudalab::DeviceBuffer<float> d_c(static_cast<std::size_t>(m) * n);
+  EXPECT_TRUE(matmul::tensor::vector_path(d_a.data(), d_b.data(), n, k));
+  matmul::tensor::launch(v, d_a.data(), d_b.data(), d_c.data(), m, n, k);
+  const auto first = d_c.download();
+  for (int i = 0; i < 3; ++i) {
+    d_c.fill_bytes(0xFF);
+    matmul::tensor::launch(v, d_a.data(), d_b.data(), d_c.data(), m, n, k);
+    EXPECT_EQ(d_c.download(), first) << matmul::tensor::variant_name(v) << ": a race changes bits between runs";
+  }
+  EXPECT_THROW(matmul::tensor::launch(v, d_a.data(), d_b.data(), d_c.data(), 0, n, k), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, TensorVariants, ::testing::ValuesIn(matmul::tensor::all_variants()),
+                         [](const auto& variant) { return matmul::tensor::variant_name(variant.param); });
+
+TEST(MatmulCublas, Bf16MatchesTheCpuAtOddShapes) {
+  CUDALAB_REQUIRE_GPU();
+  matmul::Cublas blas;
+  for (const Shape& s : shapes()) {
+    expect_bf16_matches_cpu(s, 0, "cublas_bf16", [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      blas.gemm_bf16(a, b, c, s.m, s.n, s.k);
+    });
+  }
+  // The FP32 product still runs in FP32 after a BF16 call (the handle's math mode goes back).
+  expect_matches_cpu({129, 65, 1025}, 0, "cublas after gemm_bf16", [&](const float* a, const float* b, float* c) {
+    blas.sgemm(a, b, c, 129, 65, 1025);
+  });
 }
 
 }  // namespace

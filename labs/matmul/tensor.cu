@@ -1,0 +1,363 @@
+// matmul on Tensor Cores: BF16 A and B, FP32 accumulation and C. Each rung says what the one
+// before it left on the table and what it changes.
+//
+// Every kernel handles any M, N, K: a tile over an edge loads zeros (a zero adds nothing to a
+// dot product) and stores only inside C. The BF16 instructions need sm_80 or later; on an older
+// GPU the kernels are empty and launch() refuses them (unavailable()).
+#include "tensor.hpp"
+
+#include <cuda_bf16.h>
+#include <mma.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+
+namespace matmul::tensor {
+namespace {
+
+using std::size_t;
+using bf16 = __nv_bfloat16;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define MATMUL_TENSOR_CORES 1
+#endif
+
+// Copies `Chunks` 16-byte pieces (8 elements) or single elements of a rows x cols tile of a
+// row-major matrix (ld elements a row) at (row0, col0) into shared memory (lds elements a row).
+// Outside the matrix: zeros. Vec: one 16-byte load per piece (K and N multiples of 8, so a piece
+// is wholly inside or wholly outside); otherwise element by element.
+template <int Rows, int Cols, int Threads, bool Vec>
+__device__ __forceinline__ void load_tile(bf16* s, int lds, const bf16* __restrict__ g, int ld, int rows_total,
+                                          int cols_total, int row0, int col0) {
+  if constexpr (Vec) {
+    constexpr int kPieces = Rows * Cols / 8;
+    for (int p = static_cast<int>(threadIdx.x); p < kPieces; p += Threads) {
+      const int r = p / (Cols / 8), q = (p % (Cols / 8)) * 8;
+      const int row = row0 + r, col = col0 + q;
+      uint4 v = make_uint4(0, 0, 0, 0);
+      if (row < rows_total && col < cols_total) v = *reinterpret_cast<const uint4*>(g + static_cast<size_t>(row) * ld + col);
+      *reinterpret_cast<uint4*>(s + r * lds + q) = v;
+    }
+  } else {
+    for (int e = static_cast<int>(threadIdx.x); e < Rows * Cols; e += Threads) {
+      const int r = e / Cols, q = e % Cols;
+      const int row = row0 + r, col = col0 + q;
+      s[r * lds + q] = row < rows_total && col < cols_total ? g[static_cast<size_t>(row) * ld + col] : __float2bfloat16(0.0f);
+    }
+  }
+}
+
+// ---- 1. WMMA: 16 x 16 x 16 fragments from shared memory ----------------------------------------
+// The SIMT ladder's best rung issues one FMA per lane per cycle. nvcuda::wmma hands a warp's
+// 16 x 16 x 16 product to the Tensor Cores in one call: 4096 multiply-adds. A 64 x 64 block
+// tile, 4 warps of 32 x 32 (2 x 2 fragments each), K in slices of 32 through shared memory
+// (rows padded by 8 elements: 16 bytes, keeping every fragment 32-byte aligned). The results go
+// through shared memory to C, so that an edge tile stores only what lies inside C. One slice
+// at a time, loaded by the threads themselves: every slice waits for its loads.
+constexpr int kWmmaBM = 64, kWmmaBN = 64, kWmmaBK = 32, kWmmaThreads = 128;
+
+template <bool Vec>
+__global__ void __launch_bounds__(kWmmaThreads) matmul_wmma(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                                                            float* __restrict__ c, int m, int n, int k) {
+#ifdef MATMUL_TENSOR_CORES
+  using namespace nvcuda;
+  constexpr int kWmmaLda = kWmmaBK + 8, kWmmaLdb = kWmmaBN + 8, kWmmaLdc = kWmmaBN + 4;  // elements a row
+  __shared__ __align__(32) bf16 as[kWmmaBM * kWmmaLda];
+  __shared__ __align__(32) bf16 bs[kWmmaBK * kWmmaLdb];
+  __shared__ __align__(32) float cs[kWmmaBM * kWmmaLdc];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int wm = warp / 2, wn = warp % 2;  // this warp's 32 x 32 quarter of the tile
+  const int m0 = static_cast<int>(blockIdx.y) * kWmmaBM, n0 = static_cast<int>(blockIdx.x) * kWmmaBN;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
+  for (auto& row : acc) {
+    for (auto& f : row) wmma::fill_fragment(f, 0.0f);
+  }
+  for (int k0 = 0; k0 < k; k0 += kWmmaBK) {
+    load_tile<kWmmaBM, kWmmaBK, kWmmaThreads, Vec>(as, kWmmaLda, a, k, m, k, m0, k0);
+    load_tile<kWmmaBK, kWmmaBN, kWmmaThreads, Vec>(bs, kWmmaLdb, b, n, k, n, k0, n0);
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kWmmaBK; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fa[2];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fb[2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(fa[i], as + (wm * 32 + i * 16) * kWmmaLda + kk, kWmmaLda);
+#pragma unroll
+      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(fb[j], bs + kk * kWmmaLdb + wn * 32 + j * 16, kWmmaLdb);
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+      }
+    }
+    __syncthreads();  // the slice is read before the next one overwrites it
+  }
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      wmma::store_matrix_sync(cs + (wm * 32 + i * 16) * kWmmaLdc + wn * 32 + j * 16, acc[i][j], kWmmaLdc,
+                              wmma::mem_row_major);
+    }
+  }
+  __syncthreads();
+  for (int e = static_cast<int>(threadIdx.x); e < kWmmaBM * kWmmaBN; e += kWmmaThreads) {
+    const int r = e / kWmmaBN, q = e % kWmmaBN;
+    if (m0 + r < m && n0 + q < n) c[static_cast<size_t>(m0 + r) * n + n0 + q] = cs[r * kWmmaLdc + q];
+  }
+#else
+  (void)a; (void)b; (void)c; (void)m; (void)n; (void)k;
+#endif
+}
+
+// ---- 2. mma.sync fed by ldmatrix and a cp.async pipeline ---------------------------------------
+// WMMA loads its fragments with ordinary shared-memory loads and waits for every slice. This
+// rung issues the PTX instruction under WMMA itself, mma.sync.m16n8k16 (a 16 x 16 by 16 x 8
+// product per warp), and loads its operands with ldmatrix: one instruction brings four 8 x 8
+// BF16 matrices from shared memory straight into the fragment layout, each lane giving the
+// address of one 16-byte row. Rows padded by 8 elements (A: 80 bytes, B: 272) put the 8 rows of
+// each matrix in 8 different 4-bank groups: no conflict. A 128 x 128 block tile, 8 warps of
+// 64 x 32 (4 x 4 mma tiles, 64 accumulators per thread), K in slices of 32 copied by cp.async
+// into 3 stages, so two slices are in flight while the warps compute on a third.
+constexpr int kMmaBM = 128, kMmaBN = 128, kMmaBK = 32, kMmaThreads = 256, kMmaStages = 3;
+constexpr int kMmaLda = kMmaBK + 8, kMmaLdb = kMmaBN + 8;
+constexpr int kMmaStageElems = kMmaBM * kMmaLda + kMmaBK * kMmaLdb;
+constexpr int kMmaSmemBytes = kMmaStages * kMmaStageElems * static_cast<int>(sizeof(bf16));
+
+#ifdef MATMUL_TENSOR_CORES
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void cp_async16(void* smem, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem)), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const bf16* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(p)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const bf16* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(p)));
+}
+// d = a b + d for one 16 x 8 tile: a is 16 x 16 (4 registers of 2 BF16), b 16 x 8 (2), d 4 floats.
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// One slice (A: 128 x 32, B: 32 x 128) into a stage: cp.async, 16 bytes a piece and zeros
+// outside the matrices (Vec); otherwise load_tile's element copies.
+template <bool Vec>
+__device__ __forceinline__ void load_slice(bf16* stage, const bf16* __restrict__ a, const bf16* __restrict__ b, int m,
+                                           int n, int k, int m0, int n0, int k0) {
+  bf16* as = stage;
+  bf16* bs = stage + kMmaBM * kMmaLda;
+  if constexpr (Vec) {
+    for (int p = static_cast<int>(threadIdx.x); p < kMmaBM * kMmaBK / 8; p += kMmaThreads) {
+      const int r = p / (kMmaBK / 8), q = (p % (kMmaBK / 8)) * 8;
+      const bool in = m0 + r < m && k0 + q < k;
+      cp_async16(as + r * kMmaLda + q, in ? a + static_cast<size_t>(m0 + r) * k + k0 + q : a, in);
+    }
+    for (int p = static_cast<int>(threadIdx.x); p < kMmaBK * kMmaBN / 8; p += kMmaThreads) {
+      const int r = p / (kMmaBN / 8), q = (p % (kMmaBN / 8)) * 8;
+      const bool in = k0 + r < k && n0 + q < n;
+      cp_async16(bs + r * kMmaLdb + q, in ? b + static_cast<size_t>(k0 + r) * n + n0 + q : b, in);
+    }
+  } else {
+    load_tile<kMmaBM, kMmaBK, kMmaThreads, false>(as, kMmaLda, a, k, m, k, m0, k0);
+    load_tile<kMmaBK, kMmaBN, kMmaThreads, false>(bs, kMmaLdb, b, n, k, n, k0, n0);
+  }
+}
+#endif
+
+template <bool Vec>
+__global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                                                               float* __restrict__ c, int m, int n, int k) {
+#ifdef MATMUL_TENSOR_CORES
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  bf16* smem = reinterpret_cast<bf16*>(smem_raw);
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int wm = warp / 4, wn = warp % 4;  // this warp's 64 x 32 piece of the 128 x 128 tile
+  const int m0 = static_cast<int>(blockIdx.y) * kMmaBM, n0 = static_cast<int>(blockIdx.x) * kMmaBN;
+  const int slices = (k + kMmaBK - 1) / kMmaBK;
+  float acc[4][4][4] = {};
+
+  // Prologue: the first Stages - 1 slices in flight (a group is committed even when empty, so
+  // that wait_group counts the same in every iteration).
+#pragma unroll
+  for (int s = 0; s < kMmaStages - 1; ++s) {
+    if (s < slices) load_slice<Vec>(smem + s * kMmaStageElems, a, b, m, n, k, m0, n0, s * kMmaBK);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+  for (int t = 0; t < slices; ++t) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kMmaStages - 2));
+    __syncthreads();  // slice t has landed for every thread, and slice t - 1 is no longer read
+    const int next = t + kMmaStages - 1;
+    if (next < slices) load_slice<Vec>(smem + (next % kMmaStages) * kMmaStageElems, a, b, m, n, k, m0, n0, next * kMmaBK);
+    asm volatile("cp.async.commit_group;\n" ::);
+
+    const bf16* as = smem + (t % kMmaStages) * kMmaStageElems;
+    const bf16* bs = as + kMmaBM * kMmaLda;
+#pragma unroll
+    for (int ks = 0; ks < kMmaBK; ks += 16) {
+      unsigned fa[4][4], fb[4][2];
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi) {
+        // Lanes 0-15 give rows 0-15 at column ks, lanes 16-31 the same rows at ks + 8: the four
+        // matrices are a0 (rows 0-7, k 0-7), a1 (rows 8-15), a2 and a3 (k 8-15).
+        ldmatrix_x4(fa[mi], as + (wm * 64 + mi * 16 + lane % 16) * kMmaLda + ks + (lane / 16) * 8);
+      }
+#pragma unroll
+      for (int pair = 0; pair < 2; ++pair) {
+        // B is stored k-major; .trans hands each lane the column-major fragment mma wants. Lanes
+        // 0-15 give k rows 0-15 at column n, lanes 16-31 the same rows at n + 8: b0 and b1 of
+        // two 8-column tiles.
+        unsigned r[4];
+        ldmatrix_x4_trans(r, bs + (ks + lane % 16) * kMmaLdb + wn * 32 + pair * 16 + (lane / 16) * 8);
+        fb[2 * pair][0] = r[0];
+        fb[2 * pair][1] = r[1];
+        fb[2 * pair + 1][0] = r[2];
+        fb[2 * pair + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+        for (int nj = 0; nj < 4; ++nj) mma_bf16(acc[mi][nj], fa[mi], fb[nj][0], fb[nj][1]);
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // Thread (g = lane / 4, q = lane % 4) holds rows g and g + 8, columns 2q and 2q + 1 of each tile.
+  const int g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+    for (int nj = 0; nj < 4; ++nj) {
+      const int col = n0 + wn * 32 + nj * 8 + 2 * q;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = m0 + wm * 64 + mi * 16 + g + 8 * half;
+        if (row >= m) continue;
+        float* dst = c + static_cast<size_t>(row) * n + col;
+        const float x = acc[mi][nj][2 * half], y = acc[mi][nj][2 * half + 1];
+        if (col + 1 < n && n % 2 == 0) {
+          *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+        } else {
+          if (col < n) dst[0] = x;
+          if (col + 1 < n) dst[1] = y;
+        }
+      }
+    }
+  }
+#else
+  (void)a; (void)b; (void)c; (void)m; (void)n; (void)k;
+#endif
+}
+
+// ---- the table ---------------------------------------------------------------------------------
+
+struct Problem {
+  const bf16* a;
+  const bf16* b;
+  float* c;
+  int m, n, k;
+  bool vec;
+  cudaStream_t stream;
+};
+
+dim3 grid_for(const Shape& s, int m, int n) {
+  return dim3(static_cast<unsigned>(cudalab::ceil_div(n, s.block_n)), static_cast<unsigned>(cudalab::ceil_div(m, s.block_m)));
+}
+
+void launch_wmma(const Problem& p) {
+  const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
+  if (p.vec) {
+    matmul_wmma<true><<<grid_for(s, p.m, p.n), s.threads, 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  } else {
+    matmul_wmma<false><<<grid_for(s, p.m, p.n), s.threads, 0, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  }
+}
+
+// More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per device.
+template <typename Kernel>
+void allow_smem(Kernel kernel, int bytes) {
+  static bool done[64] = {};
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (!done[device % 64]) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    done[device % 64] = true;
+  }
+}
+
+void launch_mma_sync(const Problem& p) {
+  const Shape s{kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages};
+  if (p.vec) {
+    allow_smem(matmul_mma_sync<true>, kMmaSmemBytes);
+    matmul_mma_sync<true><<<grid_for(s, p.m, p.n), s.threads, kMmaSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  } else {
+    allow_smem(matmul_mma_sync<false>, kMmaSmemBytes);
+    matmul_mma_sync<false><<<grid_for(s, p.m, p.n), s.threads, kMmaSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  }
+}
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  void (*launch)(const Problem&);
+  Shape shape;
+};
+
+// The ladder, described once: a row is the whole variant.
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kWmma, "wmma", "nvcuda::wmma 16x16x16 fragments from shared memory, 64 x 64 block tile", launch_wmma,
+       {kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1}},
+      {Variant::kMmaSync, "mma_sync",
+       "mma.sync m16n8k16 fed by ldmatrix from padded shared memory, 128 x 128 tile, 3 cp.async stages",
+       launch_mma_sync, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "matmul (Tensor Cores)"); }
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+Shape shape(Variant v) { return row_of(v).shape; }
+
+std::string unavailable(Variant v) {
+  (void)row_of(v);
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 8 ? "" : "BF16 Tensor Core instructions need sm_80 or later";
+}
+
+bool vector_path(const std::uint16_t* a, const std::uint16_t* b, int n, int k) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return n % 8 == 0 && k % 8 == 0 && aligned(a) && aligned(b);
+}
+
+void launch(Variant v, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("matmul::tensor::launch: M, N and K must be at least 1");
+  const Row& row = row_of(v);
+  if (const std::string why = unavailable(v); !why.empty()) throw std::runtime_error(std::string(row.name) + ": " + why);
+  row.launch({reinterpret_cast<const bf16*>(a), reinterpret_cast<const bf16*>(b), c, m, n, k, vector_path(a, b, n, k), stream});
+  CUDA_CHECK_LAUNCH(row.name);
+}
+
+}  // namespace matmul::tensor

@@ -1,0 +1,40 @@
+#pragma once
+// matmul on Tensor Cores: C = A * B with BF16 A and B (each element its 16 bits, as
+// reference.hpp's to_bf16_bits makes them), FP32 accumulation and an FP32 C, row-major like the
+// SIMT ladder; cuBLAS's BF16 GEMM (cublasGemmEx) is the yardstick. Rungs: WMMA fragments, then
+// mma.sync fed by ldmatrix from a padded shared-memory layout and a cp.async pipeline.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/variants.hpp"
+
+namespace matmul::tensor {
+
+// The variants, in ladder order; the table in tensor.cu says what each changes.
+enum class Variant { kWmma, kMmaSync };
+CUDALAB_DECLARE_VARIANTS(Variant)
+
+// The C tile one block computes and its threads.
+struct Shape {
+  int block_m = 0, block_n = 0, block_k = 0, threads = 0, stages = 1;
+};
+Shape shape(Variant v);
+
+// "" when variant v runs on the current device; otherwise why not (BF16 Tensor Core instructions
+// need sm_80 or later). launch() throws std::runtime_error with that text instead of running
+// anything else.
+std::string unavailable(Variant v);
+
+// C = A * B for any M, N, K >= 1: tiles over an edge load zeros and store only inside C. The
+// 16-byte copies are taken when K and N are multiples of 8 and A and B are 16-byte aligned;
+// otherwise the same kernel copies one element at a time.
+void launch(Variant v, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+            cudaStream_t stream = nullptr);
+
+// Whether launch() takes variant v's 16-byte copies for these operands.
+bool vector_path(const std::uint16_t* a, const std::uint16_t* b, int n, int k);
+
+}  // namespace matmul::tensor
