@@ -258,6 +258,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, TensorVariants, ::testing::ValuesIn(matmul::t
 
 TEST(MatmulCublas, Bf16MatchesTheCpuAtOddShapes) {
   CUDALAB_REQUIRE_GPU();
+  if (const std::string why = matmul::tensor::unavailable(matmul::tensor::Variant::kWmma); !why.empty()) GTEST_SKIP() << why;
   matmul::Cublas blas;
   for (const Shape& s : shapes()) {
     expect_bf16_matches_cpu(s, 0, "cublas_bf16", [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
