@@ -288,26 +288,26 @@ void launch_wmma(const Problem& p) {
   }
 }
 
-// More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per device.
-template <typename Kernel>
-void allow_smem(Kernel kernel, int bytes) {
-  static bool done[64] = {};
+// More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device
+// (one flag per instantiation: the two kernels have the same type).
+template <bool Vec>
+void launch_mma_sync_of(const Problem& p) {
+  static bool allowed[64] = {};
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  if (!done[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    done[device % 64] = true;
+  if (!allowed[device % 64]) {
+    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMmaSmemBytes));
+    allowed[device % 64] = true;
   }
+  const Shape s{kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages};
+  matmul_mma_sync<Vec><<<grid_for(s, p.m, p.n), s.threads, kMmaSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
 }
 
 void launch_mma_sync(const Problem& p) {
-  const Shape s{kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages};
   if (p.vec) {
-    allow_smem(matmul_mma_sync<true>, kMmaSmemBytes);
-    matmul_mma_sync<true><<<grid_for(s, p.m, p.n), s.threads, kMmaSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+    launch_mma_sync_of<true>(p);
   } else {
-    allow_smem(matmul_mma_sync<false>, kMmaSmemBytes);
-    matmul_mma_sync<false><<<grid_for(s, p.m, p.n), s.threads, kMmaSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+    launch_mma_sync_of<false>(p);
   }
 }
 
