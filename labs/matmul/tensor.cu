@@ -341,9 +341,11 @@ Shape shape(Variant v) { return row_of(v).shape; }
 
 std::string unavailable(Variant v) {
   (void)row_of(v);
-  int device = 0, major = 0;
+  static int major_of[64] = {};  // read once per device: launch() asks inside timed loops
+  int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  int& major = major_of[device % 64];
+  if (major == 0) CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   return major >= 8 ? "" : "BF16 Tensor Core instructions need sm_80 or later";
 }
 
