@@ -11,7 +11,9 @@ with its kind's. Both runs share one prepared base.
 --stage serial prepares the base and grades the reference only; --stage together then grades
 the copies in the same DIR (two shorter runs instead of one long one).
 
-Prints the wall time of each run, submissions per hour, and one line per score that differs;
+Prints the wall time of each run, submissions per hour, each kind's phases and test-seconds (by
+category: compute-sanitizer runs, smoke runs, the smallest-size runs, GoogleTest cases), and one
+line per score that differs;
 writes DIR/bench.json. Exit codes: 0 every score identical, 1 a score differed (or a run failed),
 2 usage error.
 """
@@ -72,6 +74,34 @@ def phases_of(out, names):
     return {k: round(v, 1) for k, v in total.items()}
 
 
+def category_of(test_name):
+    """Where a test's time counts: compute-sanitizer runs, smoke runs (the smallest sizes on
+    their own) or GoogleTest cases."""
+    if ".sanitize." in test_name:
+        return "sanitize"
+    if ".smoke.smallest" in test_name:
+        return "smallest"
+    if ".smoke." in test_name:
+        return "smoke"
+    return "cases"
+
+
+def test_seconds_of(out, names):
+    """The mean test-seconds over `names` by category and by lab, from each test's
+    extra_data.seconds (a lab reused from the base counts the base's seconds)."""
+    by_category, by_lab = {}, {}
+    for name in names:
+        for t in results_of(out, name)["tests"]:
+            seconds = t.get("extra_data", {}).get("seconds")
+            if seconds is None:
+                continue
+            c, lab = category_of(t["name"]), (t.get("tags") or ["?"])[0]
+            by_category[c] = by_category.get(c, 0) + seconds / len(names)
+            by_lab[lab] = by_lab.get(lab, 0) + seconds / len(names)
+    rounded = lambda d: {k: round(v, 1) for k, v in sorted(d.items(), key=lambda kv: -kv[1])}  # noqa: E731
+    return {"by_category": rounded(by_category), "by_lab": rounded(by_lab)}
+
+
 def grade(batch, out, base, per_gpu, common):
     start = time.time()
     run = subprocess.run([sys.executable, GRADE, batch, "--batch", "--base", base, "--out", out,
@@ -123,6 +153,7 @@ def main():
     print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {3600 * len(names) / serial_s:.0f} per hour")
     for kind in names:
         print(f"  {kind}: phases {phases_of(os.path.join(out, 'serial'), [kind])}")
+        print(f"  {kind}: test-seconds {test_seconds_of(os.path.join(out, 'serial'), [kind])['by_category']}")
     return 0 if args.stage == "serial" else together(args, out)
 
 
@@ -158,7 +189,10 @@ def together(args, out):
                            "per_hour": round(3600 * n / together_s, 1)},
               "scores": {kind: reference[kind][1] for kind in names}, "differ": differ,
               "phases_together": {kind: phases_of(os.path.join(out, "together"),
-                                                  [f"{kind}-{k}" for k in range(args.copies)]) for kind in names}}
+                                                  [f"{kind}-{k}" for k in range(args.copies)]) for kind in names},
+              "test_seconds_together": {kind: test_seconds_of(os.path.join(out, "together"),
+                                                              [f"{kind}-{k}" for k in range(args.copies)])
+                                        for kind in names}}
     with open(os.path.join(out, "bench.json"), "w") as f:
         json.dump(result, f, indent=1)
     print(f"base: built and listed in {base_s:.0f} s")
@@ -166,6 +200,7 @@ def together(args, out):
     print(f"{args.per_gpu} at once:     {n} submissions in {together_s:.0f} s = {result['together']['per_hour']:.0f} per hour")
     for kind in names:
         print(f"  {kind}: mean phases together {result['phases_together'][kind]}")
+        print(f"  {kind}: mean test-seconds together {result['test_seconds_together'][kind]['by_category']}")
     print("scores alone: " + ", ".join(f"{k} {v:g}" for k, v in result["scores"].items()))
     print(f"scores together: {'identical to alone' if not differ else str(len(differ)) + ' differ'}")
     for line in differ:

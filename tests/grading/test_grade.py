@@ -68,7 +68,9 @@ class GradeFixture(unittest.TestCase):
             self.assertEqual(set(t) - {"visibility", "extra_data"}, {"name", "score", "max_score", "status", "output", "tags"})
             self.assertIn(t["status"], ("passed", "failed"))
             self.assertLessEqual(t["score"], t["max_score"])
-            self.assertLessEqual(set(t.get("extra_data", {})), {"skipped", "timed_out_s"})
+            self.assertLessEqual(set(t.get("extra_data", {})), {"skipped", "timed_out_s", "seconds"})
+            # every test that ran says how long it took
+            self.assertGreaterEqual(t.get("extra_data", {}).get("seconds", -1), 0, t["name"])
         self.assertEqual(sum(bool(t.get("extra_data", {}).get("timed_out_s")) for t in r["tests"]),
                          r["extra_data"]["timed_out"])
         self.assertEqual(sum(bool(t.get("extra_data", {}).get("skipped")) for t in r["tests"]), r["extra_data"]["skipped"])

@@ -46,17 +46,23 @@ class Listed:
     def __init__(self, name, lab, max_score, hidden):
         self.name, self.lab, self.max_score, self.hidden = name, lab, max_score, hidden
 
-    def entry(self, status, output, timed_out_s=None):
+    def entry(self, status, output, timed_out_s=None, seconds=None):
         """A results.json test entry. Gradescope knows passed and failed only: a test that did not
         run (status skipped) or ran past its limit also says so in fields of its extra_data
-        (skipped: true, timed_out_s: N), which the counts and the summaries read."""
+        (skipped: true, timed_out_s: N), which the counts and the summaries read; a test that ran
+        says how long it took (seconds, from ctest's report: where a class's grading time goes)."""
         e = {"name": self.name, "score": self.max_score if status == "passed" else 0.0,
              "max_score": self.max_score, "status": "passed" if status == "passed" else "failed",
              "output": "" if status == "passed" else output, "tags": [self.lab]}
+        extra = {}
         if status == "skipped":
-            e["extra_data"] = {"skipped": True}
+            extra["skipped"] = True
         if timed_out_s is not None:
-            e["extra_data"] = {"timed_out_s": timed_out_s}
+            extra = {"timed_out_s": timed_out_s}
+        if seconds is not None:
+            extra["seconds"] = round(float(seconds), 3)
+        if extra:
+            e["extra_data"] = extra
         if self.hidden:
             e["visibility"] = "hidden"
         return e
@@ -205,12 +211,13 @@ def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
     timed_out = timed_out or {}
     tests = []
     for t in listed:
-        status, output, _ = cases.get(t.name, ("failed", missing_output, 0.0))
+        ran = t.name in cases
+        status, output, seconds = cases.get(t.name, ("failed", missing_output, 0.0))
         if t.name in timed_out:
             output = f"failed: timed out after {timed_out[t.name]:g} s\n{output}".strip()
-            tests.append(t.entry("failed", output, timed_out[t.name]))
+            tests.append(t.entry("failed", output, timed_out[t.name], seconds if ran else None))
         else:
-            tests.append(t.entry(status, output))
+            tests.append(t.entry(status, output, seconds=seconds if ran else None))
     return tests
 
 
