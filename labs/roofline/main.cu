@@ -274,12 +274,31 @@ int run(int argc, char** argv) {
   report.field("ridge_fp32", "ridge point FP32", Value(roofline::ridge(roofs.fp32, roofs.bandwidth), 1), "FLOP/byte");
   report.field("ridge_fp64", "ridge point FP64", Value(roofline::ridge(roofs.fp64, roofs.bandwidth), 1), "FLOP/byte");
   bool ok = true;
+  // The BF16 Tensor Core roof, from mma.sync (sm_90's wgmma is a faster path to the same units).
+  const roofline::TensorPeak tc = roofline::tensor_peak_bf16(256, 4096);
+  if (tc.available) {
+    const double per_clock = facts.sm_count * static_cast<double>(cudalab::arch_lanes(facts.cc_major, facts.cc_minor).bf16_tensor_flops_per_clock);
+    report.field("peak_bf16_tensor_gflops", "BF16 Tensor Core roof: mma.sync, 8 tiles per warp", Value(tc.flops / 1e9, 0),
+                 "GFLOP/s");
+    report.field("tensor_clock_ghz", "SM clock while it ran (clock64 / time)", Value(tc.clock_hz / 1e9, 3), "GHz");
+    report.field("theoretical_bf16_tensor_at_clock_gflops", "dense BF16, theoretical at that clock (SMs x FLOP/clock)",
+                 per_clock > 0 ? Value(per_clock * tc.clock_hz / 1e9, 0) : Value(), per_clock > 0 ? "GFLOP/s" : "(no figure for this GPU)");
+    report.field("tensor_over_theoretical", "measured / theoretical at that clock",
+                 per_clock > 0 ? Value(tc.flops / (per_clock * tc.clock_hz), 3) : Value());
+    report.field("ridge_bf16_tensor", "ridge point BF16 Tensor Core (the notes: about 153 on the A100)",
+                 Value(roofline::ridge(tc.flops, roofs.bandwidth), 1), "FLOP/byte");
+    report.field("tensor_correct", "every accumulator is 16 x rounds", tc.correct);
+    if (!tc.correct) std::fprintf(stderr, "roofline: the Tensor Core kernel's accumulators are wrong\n");
+    ok = tc.correct;
+  } else {
+    report.note("  BF16 Tensor Core roof: not measured (BF16 mma needs sm_80 or later)");
+  }
   // a dial row above the theoretical FP32 rate or bandwidth is suspect (FP64 is compared with its
   // bandwidth only: the device reports no FP64 rate)
   const double peak_gbps = facts.theoretical_bandwidth_gbps();
   if (o.precision != "fp64") {
     ok = dial<float>(report, o, bench, {peak_gbps, ceiling.gbps, lanes * facts.sm_clock_khz * 1e3 / 1e9}, roofs.fp32,
-                     roofs.bandwidth, "dial_fp32", "The dial, FP32: load x, k FMAs, store (2k FLOP per 8 bytes)");
+                     roofs.bandwidth, "dial_fp32", "The dial, FP32: load x, k FMAs, store (2k FLOP per 8 bytes)") && ok;
   }
   if (o.precision != "fp32") {
     ok = dial<double>(report, o, bench, {peak_gbps, ceiling.gbps, 0}, roofs.fp64, roofs.bandwidth, "dial_fp64",

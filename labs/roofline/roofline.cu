@@ -102,6 +102,44 @@ __global__ void fma_peak_kernel(T* out, long long* cycles, int iters) {
   if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;  // the block's SM cycles, start to end
 }
 
+// 8 independent 16 x 8 accumulator tiles per warp, each round one mma.sync per tile: a tile's
+// next mma waits for its last (the dependent chain), the 8 tiles and the resident warps overlap.
+// A = B = 1 (BF16 0x3F80 in both halves of every register): each mma adds 16 to every element.
+__global__ void tensor_peak_kernel(float* out, long long* cycles, int iters) {
+  const long long start = clock64();
+  float acc[8][4] = {};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned one = 0x3F803F80u;
+#pragma unroll 2
+  for (int r = 0; r < iters; ++r) {
+#pragma unroll
+    for (int t = 0; t < 8; ++t) {
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%4, %4}, "
+                   "{%0, %1, %2, %3};\n"
+                   : "+f"(acc[t][0]), "+f"(acc[t][1]), "+f"(acc[t][2]), "+f"(acc[t][3])
+                   : "r"(one));
+    }
+  }
+#else
+  (void)iters;
+#endif
+  // Every element of every tile must be 16 x iters: out holds the smallest and the largest.
+  float lo = acc[0][0], hi = acc[0][0];
+#pragma unroll
+  for (int t = 0; t < 8; ++t) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      lo = fminf(lo, acc[t][e]);
+      hi = fmaxf(hi, acc[t][e]);
+    }
+  }
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  out[2 * i] = lo;
+  out[2 * i + 1] = hi;
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;
+}
+
 template <bool Intrinsic>
 __global__ void exp_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int reps) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -255,6 +293,34 @@ FmaPeak fma_peak(int threads, int iters) {
 }
 template FmaPeak fma_peak<float>(int, int);
 template FmaPeak fma_peak<double>(int, int);
+
+TensorPeak tensor_peak_bf16(int threads, int iters) {
+  if (threads < 32 || threads % 32 != 0 || iters < 1 || iters > (1 << 20)) {
+    throw std::invalid_argument("tensor_peak_bf16: threads a multiple of 32, 1 <= iters <= 2^20");
+  }
+  TensorPeak peak;
+  int device = 0, sms = 0, per_sm = 0, major = 0, max_threads = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
+  if (threads > max_threads) throw std::invalid_argument("tensor_peak_bf16: more threads than a block may have");
+  if (major < 8) return peak;  // no BF16 mma before sm_80
+  peak.available = true;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tensor_peak_kernel, threads, 0));
+  const int blocks = sms * per_sm;  // one full wave
+  cudalab::DeviceBuffer<float> out(2 * static_cast<std::size_t>(blocks) * threads);
+  cudalab::DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks));
+  const double ms = time_ms([&] { tensor_peak_kernel<<<blocks, threads>>>(out.data(), cycles.data(), iters); });
+  const auto v = out.download();
+  const float want = 16.0f * static_cast<float>(iters);
+  peak.correct = std::all_of(v.begin(), v.end(), [want](float x) { return x == want; });
+  const auto c = cycles.download();
+  const double mmas = static_cast<double>(blocks) * (threads / 32) * 8.0 * iters;
+  peak.flops = mmas * (2.0 * 16 * 8 * 16) / (ms * 1e-3);
+  peak.clock_hz = static_cast<double>(*std::max_element(c.begin(), c.end())) / (ms * 1e-3);
+  return peak;
+}
 
 double exp_throughput(ExpKind kind, const std::vector<float>& in, int reps, std::vector<float>* out) {
   cudalab::DeviceBuffer<float> d_in(in), d_out(in.size());

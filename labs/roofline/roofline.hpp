@@ -30,6 +30,17 @@ struct FmaPeak {
 template <typename T>
 FmaPeak fma_peak(int threads, int iters);
 
+// The BF16 Tensor Core roof: one full wave of blocks of `threads`, every warp issuing
+// mma.sync.m16n8k16 (BF16 A and B, FP32 accumulation) on operands in registers, 8 independent
+// accumulator tiles per warp, `iters` rounds, no memory. A and B are all ones, so every
+// accumulator ends at 16 x iters, exactly (iters <= 2^20): `correct` says every one did.
+// `available` is false before sm_80 (no BF16 mma), and then nothing ran.
+struct TensorPeak {
+  bool available = false, correct = false;
+  double flops = 0, clock_hz = 0;
+};
+TensorPeak tensor_peak_bf16(int threads, int iters);
+
 // Instruction throughput: n independent evaluations per kernel, timed with events; ops/s.
 enum class ExpKind { kExpf, kIntrinsic, kFastMath };  // expf, __expf, expf under --use_fast_math
 // out[i] = sum over r < reps of exp(in[i] + r / 1024); reps = 1 gives exp(in[i]) itself.

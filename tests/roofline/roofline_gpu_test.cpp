@@ -131,4 +131,20 @@ TEST(RooflineGpu, RmsNormWithinOneBf16Ulp) {
   EXPECT_THROW(roofline::launch_rmsnorm(d.data(), d.data(), d.data(), 1, 100, 1e-6f), std::invalid_argument);
 }
 
+TEST(RooflineGpu, TensorCoreRoofIsExactAndUnderItsPeak) {
+  CUDALAB_REQUIRE_GPU();
+  const roofline::TensorPeak t = roofline::tensor_peak_bf16(256, 64);
+  const cudalab::DeviceFacts f = cudalab::query_device(0);
+  if (!t.available) GTEST_SKIP() << "BF16 mma needs sm_80 or later; this GPU is " << f.arch();
+  EXPECT_TRUE(t.correct) << "an accumulator is not 16 x 64";
+  EXPECT_GT(t.flops, 0);
+  const double peak = f.theoretical_bf16_tensor_gflops() * 1e9;
+  if (peak > 0) {
+    EXPECT_LT(t.flops, 1.02 * peak);  // physics: not above the dense peak at the maximum clock
+  }
+  EXPECT_THROW(roofline::tensor_peak_bf16(100, 64), std::invalid_argument);
+  EXPECT_THROW(roofline::tensor_peak_bf16(256, 0), std::invalid_argument);
+  EXPECT_THROW(roofline::tensor_peak_bf16(256, (1 << 20) + 1), std::invalid_argument);
+}
+
 }  // namespace
