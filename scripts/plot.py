@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from cudalab import script_cli
+from cudalab import nsight, script_cli
 
 import matplotlib  # noqa: E402
 
@@ -207,10 +207,17 @@ def plot_roofline(b, gpu, out):
     ob = max(good(runs["occupancy"]["bandwidth_vs_occupancy"]), key=lambda r: r["gbps"])
     points.append(("out = 2 * in (occupancy lab)", 1 / 8, ob["gbps"] / 8))  # one multiply per 8 bytes
     point("divergence", [r for r in good(runs["divergence"]["variants"]) if r["variant"] == "uniform"][0])
-    if "matmul_4096" in runs:  # at the fewest bytes (A, B read once, C written once); the README has Nsight's
+    if "matmul_4096" in runs:
         mm = {r["variant"]: r for r in good(runs["matmul_4096"]["variants"])}
+        # with plot.py --profile of `matmul 4096` (the bench run's size), the bytes Nsight saw
+        measured = nsight.dram_bytes_by_variant(b.get("_profiles", {}).get("matmul"), "matmul", ["4096"])
         for v in ("naive", "smem32", "async_pipeline", "cublas"):
-            if v in mm:
+            if v not in mm:
+                continue
+            if v in measured:
+                r = mm[v]
+                points.append((f"matmul 4096^3, DRAM bytes measured ({v})", r["flops"] / measured[v], r["gflops"]))
+            else:  # at the fewest bytes (A, B read once, C written once)
                 point("matmul 4096^3, fewest bytes", mm[v])
     rms_flop, rms_bytes = rl["rmsnorm_flops"], rl["rmsnorm_bytes"]
     points.append(("RMSNorm, BF16 (roofline lab)", rms_flop / rms_bytes, rms_flop / (rl["rmsnorm_us"] * 1e-6) / 1e9))
@@ -350,12 +357,20 @@ def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
     ap.add_argument("--out", default=os.path.join("docs", "plots"))
+    ap.add_argument("--profile", action="append", default=[], metavar="FILE",
+                    help="a scripts/profile.py --json report; matmul 4096's puts the matmul points of the "
+                         "roofline plot at the DRAM bytes Nsight measured (repeatable)")
     args = ap.parse_args()
     try:
         with open(args.bench_json) as f:
             b = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        script_cli.fail("plot", 2, f"cannot read {args.bench_json}: {e}")
+        b["_profiles"] = {}
+        for path in args.profile:
+            with open(path) as f:
+                doc = json.load(f)
+            b["_profiles"][doc["lab"]] = doc
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+        script_cli.fail("plot", 2, f"cannot read {e.filename if isinstance(e, OSError) else 'a report'}: {e}")
     os.makedirs(args.out, exist_ok=True)
     gpu = b.get("gpu", "GPU")
     status = 0

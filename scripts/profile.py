@@ -7,6 +7,9 @@ kernel beside the lab's own output.
   scripts/profile.py reduction 2^24 --variant sequential
   scripts/profile.py --per-launch occupancy      # one row per launch, with its grid and block
 
+--json FILE (before the lab's name) also writes each kernel's mean metrics per launch, in the
+metrics' own units (bytes, ns, %), for plot.py --profile.
+
 By default a kernel's launches are folded into one row; --per-launch (before the lab's name)
 prints each launch on its own row with its grid, block and dynamic shared memory: the occupancy
 lab launches the same kernel at 12.5% to 100% occupancy, and one mean row hides that.
@@ -23,6 +26,7 @@ or without ncu it prints "skipped: ..." and exits 0.
 import argparse
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -86,12 +90,10 @@ def kernel_name(name):
     return name if len(name) <= 40 else name[:37] + "..."
 
 
-def summarize(ncu_csv, metrics, per_launch=False):
-    """ncu's --csv --page raw output -> a text table, one row per kernel (None if no kernels).
-    Counters are means per launch; percentages and .ratio metrics are weighted by each launch's
-    time (so a kernel's tiny last pass does not count as much as its first); RATIOS are computed
-    from the summed counters. per_launch: one row per launch instead, named kernel#k for the
-    kernel's k-th launch."""
+def aggregate(ncu_csv, metrics, per_launch=False):
+    """ncu's --csv --page raw output -> {kernel: {"launches": n, metric: sum}} in order (None if
+    no kernels): counters summed over the launches, percentages and .ratio metrics summed
+    weighted by each launch's time. per_launch: one entry per launch, named kernel#k."""
     lines = [l for l in ncu_csv.splitlines() if l.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     if len(rows) < 3:
@@ -118,6 +120,26 @@ def summarize(ncu_csv, metrics, per_launch=False):
             v = value(r, m)
             if v is not None:
                 entry[m] += v * t if m in WEIGHTED else v
+    return agg or None
+
+
+def means(agg, metrics):
+    """Per kernel, each metric's mean per launch (time-weighted for percentages and ratios), in the
+    metric's own unit (ns, bytes, %): what --json writes."""
+    return [{"kernel": k, "launches": e["launches"],
+             "metrics": {m: (e[m] / e[TIME] if m in WEIGHTED and e[TIME] else e[m] / e["launches"]) for m in metrics}}
+            for k, e in agg.items()]
+
+
+def summarize(ncu_csv, metrics, per_launch=False):
+    """ncu's --csv --page raw output -> a text table, one row per kernel (None if no kernels).
+    Counters are means per launch; percentages and .ratio metrics are weighted by each launch's
+    time (so a kernel's tiny last pass does not count as much as its first); RATIOS are computed
+    from the summed counters. per_launch: one row per launch instead, named kernel#k for the
+    kernel's k-th launch."""
+    agg = aggregate(ncu_csv, metrics, per_launch)
+    if agg is None:
+        return None
     ratios = {name: r for name, r in RATIOS.items() if r[0] in metrics and r[1] in metrics}
     # the raw counters of a ratio are not shown, except bank conflicts (the lab's own number)
     shown = [m for m in metrics
@@ -142,10 +164,12 @@ def main():
     ap = script_cli.Parser(prog="profile", description="Run one lab under Nsight Compute with the metrics it teaches.",
                            epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--per-launch", action="store_true", help="one row per launch, with its grid, block and shared memory")
+    ap.add_argument("--json", metavar="FILE", help="also write each kernel's mean metrics per launch to FILE "
+                    "(lab, args, kernels: plot.py --profile reads it)")
     ap.add_argument("lab", help="the lab: " + ", ".join(sorted(METRICS)))
     ap.add_argument("lab_args", nargs=argparse.REMAINDER, help="the lab's own arguments (default: its profile run)")
     args_in = ap.parse_args()
-    per_launch, lab, lab_args = args_in.per_launch, args_in.lab, args_in.lab_args
+    per_launch, lab, lab_args, json_out = args_in.per_launch, args_in.lab, args_in.lab_args, args_in.json
     if lab not in METRICS:
         print(f"profile: error: unknown lab '{lab}'; one of {', '.join(sorted(METRICS))}", file=sys.stderr)
         return 2
@@ -187,6 +211,11 @@ def main():
     how = "one row per launch" if per_launch else "mean per launch (percentages and ratios weighted by launch time)"
     print(f"== Nsight Compute ({', '.join(metrics)}), {how}")
     print(table)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump({"lab": lab, "args": args, "per_launch": per_launch,
+                       "kernels": means(aggregate(run.stdout, metrics, per_launch), metrics)}, f, indent=1)
+        print(f"profile: wrote {json_out}")
     return 0
 
 

@@ -6,5 +6,6 @@ of them runs, so none of them changes sys.path.
   cudalab.script_cli     the command-line plumbing (one-line usage errors, exit codes)
   cudalab.lab_manifest   labs/manifest.json, the one list of the labs
   cudalab.report_schema  the labs' --json reports against docs/schema/lab-report.schema.json
+  cudalab.nsight         scripts/profile.py --json reports, read back (plot.py's measured bytes)
   cudalab.labgrade       the grader: regions, submissions, sandbox, ctest, results, leaderboard
 """

@@ -3,6 +3,7 @@
 (launch-time weighting, sectors per request, bank-conflict share), and the whole command with a
 stand-in lab and a stand-in ncu on PATH; plus its bad-input and no-GPU exits."""
 import importlib.util
+import json
 import os
 import stat
 import subprocess
@@ -95,6 +96,23 @@ class Summarize(unittest.TestCase):
         self.assertIsNone(profile.summarize("==PROF== no kernels were profiled\n", [profile.TIME]))
 
 
+class ReadBack(unittest.TestCase):
+    def test_dram_bytes_by_variant_sums_each_variants_kernels_of_the_right_run(self):
+        from cudalab import nsight
+        def k(name, read, write):
+            return {"kernel": name, "launches": 2, "metrics": {"dram__bytes_read.sum": read, "dram__bytes_write.sum": write}}
+        doc = {"lab": "matmul", "args": ["4096"], "per_launch": False,
+               "kernels": [k("naive/matmul_naive", 3e10, 6e7), k("async_pipeline/matmul_async", 2e8, 6e7),
+                           k("async_pipeline/reduce_splits", 1e7, 1e7), k("read_everything", 5e8, 0),
+                           k("cublas/sm90_xmma_gemm", 2e8, 6e7), k("smem32/matmul_smem", 0, 0)]}
+        got = nsight.dram_bytes_by_variant(doc, "matmul", ["4096"])
+        self.assertEqual(got, {"naive": 3e10 + 6e7, "async_pipeline": 2e8 + 6e7 + 2e7, "cublas": 2e8 + 6e7})
+        self.assertEqual(nsight.dram_bytes_by_variant(doc, "matmul", ["1025"]), {})  # another size
+        self.assertEqual(nsight.dram_bytes_by_variant(doc, "vec_add", ["4096"]), {})
+        self.assertEqual(nsight.dram_bytes_by_variant(dict(doc, per_launch=True), "matmul", ["4096"]), {})
+        self.assertEqual(nsight.dram_bytes_by_variant(None, "matmul", ["4096"]), {})
+
+
 class Command(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -149,6 +167,18 @@ class Command(unittest.TestCase):
         self.assertIn("--clock-control none", ncu_args)
         self.assertIn("--nvtx --print-nvtx-rename kernel --print-kernel-base function", ncu_args)
         self.assertIn("2^20 --warmup 0 --repeat 1 --no-l2-flush", ncu_args)
+
+        # --json writes each kernel's means per launch, in the metrics' own units
+        out = os.path.join(self.tmp.name, "profile.json")
+        r = self.run_profile("--json", out, "vec_add", "2^20")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual((doc["lab"], doc["args"], doc["per_launch"]), ("vec_add", ["2^20"], False))
+        self.assertEqual([k["kernel"] for k in doc["kernels"]], ["naive/vec_add_naive"])
+        self.assertEqual(doc["kernels"][0]["launches"], 1)
+        self.assertEqual(doc["kernels"][0]["metrics"][m.TIME], 59000)
+        self.assertEqual(doc["kernels"][0]["metrics"][m.LD_SECTORS], 800)
 
         # --per-launch asks ncu for the launch configuration and prints one row per launch
         r = self.run_profile("--per-launch", "vec_add", "2^20")
