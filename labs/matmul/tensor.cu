@@ -120,14 +120,23 @@ __global__ void __launch_bounds__(kWmmaThreads) matmul_wmma(const bf16* __restri
 // rung issues the PTX instruction under WMMA itself, mma.sync.m16n8k16 (a 16 x 16 by 16 x 8
 // product per warp), and loads its operands with ldmatrix: one instruction brings four 8 x 8
 // BF16 matrices from shared memory straight into the fragment layout, each lane giving the
-// address of one 16-byte row. Rows padded by 8 elements (A: 80 bytes, B: 272) put the 8 rows of
-// each matrix in 8 different 4-bank groups: no conflict. A 128 x 128 block tile, 8 warps of
+// address of one 16-byte row. mma_sync_plain keeps the rows as they are (A: 64 bytes, B: 256),
+// and ldmatrix's 8 rows share banks; mma_sync pads them by 8 elements (A: 80 bytes, B: 272),
+// which puts the 8 rows of each matrix in 8 different 4-bank groups: no conflict (Nsight's
+// shared-memory wavefronts show the difference). A 128 x 128 block tile, 8 warps of
 // 64 x 32 (4 x 4 mma tiles, 64 accumulators per thread), K in slices of 32 copied by cp.async
 // into 3 stages, so two slices are in flight while the warps compute on a third.
 constexpr int kMmaBM = 128, kMmaBN = 128, kMmaBK = 32, kMmaThreads = 256, kMmaStages = 3;
-constexpr int kMmaLda = kMmaBK + 8, kMmaLdb = kMmaBN + 8;
-constexpr int kMmaStageElems = kMmaBM * kMmaLda + kMmaBK * kMmaLdb;
-constexpr int kMmaSmemBytes = kMmaStages * kMmaStageElems * static_cast<int>(sizeof(bf16));
+// The shared-memory layout of a stage, rows padded by Pad elements: 0 (mma_sync_plain: A's rows
+// 64 bytes apart put rows r and r + 2 of an 8 x 8 matrix in the same banks, a 4-way conflict for
+// each ldmatrix of A; B's rows 256 bytes apart, 8-way) or 8 (mma_sync: 16 bytes more per row, the
+// 8 rows in 8 different 4-bank groups).
+template <int Pad>
+struct MmaLayout {
+  static constexpr int lda = kMmaBK + Pad, ldb = kMmaBN + Pad;
+  static constexpr int stage_elems = kMmaBM * lda + kMmaBK * ldb;
+  static constexpr int smem_bytes = kMmaStages * stage_elems * static_cast<int>(sizeof(bf16));
+};
 
 #ifdef MATMUL_TENSOR_CORES
 __device__ __forceinline__ unsigned smem_address(const void* p) {
@@ -156,33 +165,35 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], 
 
 // One slice (A: 128 x 32, B: 32 x 128) into a stage: cp.async, 16 bytes a piece and zeros
 // outside the matrices (Vec); otherwise load_tile's element copies.
-template <bool Vec>
+template <bool Vec, int Pad>
 __device__ __forceinline__ void load_slice(bf16* stage, const bf16* __restrict__ a, const bf16* __restrict__ b, int m,
                                            int n, int k, int m0, int n0, int k0) {
+  using L = MmaLayout<Pad>;
   bf16* as = stage;
-  bf16* bs = stage + kMmaBM * kMmaLda;
+  bf16* bs = stage + kMmaBM * L::lda;
   if constexpr (Vec) {
     for (int p = static_cast<int>(threadIdx.x); p < kMmaBM * kMmaBK / 8; p += kMmaThreads) {
       const int r = p / (kMmaBK / 8), q = (p % (kMmaBK / 8)) * 8;
       const bool in = m0 + r < m && k0 + q < k;
-      cp_async16(as + r * kMmaLda + q, in ? a + static_cast<size_t>(m0 + r) * k + k0 + q : a, in);
+      cp_async16(as + r * L::lda + q, in ? a + static_cast<size_t>(m0 + r) * k + k0 + q : a, in);
     }
     for (int p = static_cast<int>(threadIdx.x); p < kMmaBK * kMmaBN / 8; p += kMmaThreads) {
       const int r = p / (kMmaBN / 8), q = (p % (kMmaBN / 8)) * 8;
       const bool in = k0 + r < k && n0 + q < n;
-      cp_async16(bs + r * kMmaLdb + q, in ? b + static_cast<size_t>(k0 + r) * n + n0 + q : b, in);
+      cp_async16(bs + r * L::ldb + q, in ? b + static_cast<size_t>(k0 + r) * n + n0 + q : b, in);
     }
   } else {
-    load_tile<kMmaBM, kMmaBK, kMmaThreads, false>(as, kMmaLda, a, k, m, k, m0, k0);
-    load_tile<kMmaBK, kMmaBN, kMmaThreads, false>(bs, kMmaLdb, b, n, k, n, k0, n0);
+    load_tile<kMmaBM, kMmaBK, kMmaThreads, false>(as, L::lda, a, k, m, k, m0, k0);
+    load_tile<kMmaBK, kMmaBN, kMmaThreads, false>(bs, L::ldb, b, n, k, n, k0, n0);
   }
 }
 #endif
 
-template <bool Vec>
+template <bool Vec, int Pad>
 __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                                                float* __restrict__ c, int m, int n, int k) {
 #ifdef MATMUL_TENSOR_CORES
+  using L = MmaLayout<Pad>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   bf16* smem = reinterpret_cast<bf16*>(smem_raw);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -195,18 +206,20 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
   // that wait_group counts the same in every iteration).
 #pragma unroll
   for (int s = 0; s < kMmaStages - 1; ++s) {
-    if (s < slices) load_slice<Vec>(smem + s * kMmaStageElems, a, b, m, n, k, m0, n0, s * kMmaBK);
+    if (s < slices) load_slice<Vec, Pad>(smem + s * L::stage_elems, a, b, m, n, k, m0, n0, s * kMmaBK);
     asm volatile("cp.async.commit_group;\n" ::);
   }
   for (int t = 0; t < slices; ++t) {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kMmaStages - 2));
     __syncthreads();  // slice t has landed for every thread, and slice t - 1 is no longer read
     const int next = t + kMmaStages - 1;
-    if (next < slices) load_slice<Vec>(smem + (next % kMmaStages) * kMmaStageElems, a, b, m, n, k, m0, n0, next * kMmaBK);
+    if (next < slices) {
+      load_slice<Vec, Pad>(smem + (next % kMmaStages) * L::stage_elems, a, b, m, n, k, m0, n0, next * kMmaBK);
+    }
     asm volatile("cp.async.commit_group;\n" ::);
 
-    const bf16* as = smem + (t % kMmaStages) * kMmaStageElems;
-    const bf16* bs = as + kMmaBM * kMmaLda;
+    const bf16* as = smem + (t % kMmaStages) * L::stage_elems;
+    const bf16* bs = as + kMmaBM * L::lda;
 #pragma unroll
     for (int ks = 0; ks < kMmaBK; ks += 16) {
       unsigned fa[4][4], fb[4][2];
@@ -214,7 +227,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
       for (int mi = 0; mi < 4; ++mi) {
         // Lanes 0-15 give rows 0-15 at column ks, lanes 16-31 the same rows at ks + 8: the four
         // matrices are a0 (rows 0-7, k 0-7), a1 (rows 8-15), a2 and a3 (k 8-15).
-        ldmatrix_x4(fa[mi], as + (wm * 64 + mi * 16 + lane % 16) * kMmaLda + ks + (lane / 16) * 8);
+        ldmatrix_x4(fa[mi], as + (wm * 64 + mi * 16 + lane % 16) * L::lda + ks + (lane / 16) * 8);
       }
 #pragma unroll
       for (int pair = 0; pair < 2; ++pair) {
@@ -222,7 +235,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
         // 0-15 give k rows 0-15 at column n, lanes 16-31 the same rows at n + 8: b0 and b1 of
         // two 8-column tiles.
         unsigned r[4];
-        ldmatrix_x4_trans(r, bs + (ks + lane % 16) * kMmaLdb + wn * 32 + pair * 16 + (lane / 16) * 8);
+        ldmatrix_x4_trans(r, bs + (ks + lane % 16) * L::ldb + wn * 32 + pair * 16 + (lane / 16) * 8);
         fb[2 * pair][0] = r[0];
         fb[2 * pair][1] = r[1];
         fb[2 * pair + 1][0] = r[2];
@@ -290,24 +303,26 @@ void launch_wmma(const Problem& p) {
 
 // More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device
 // (one flag per instantiation: the two kernels have the same type).
-template <bool Vec>
+template <bool Vec, int Pad>
 void launch_mma_sync_of(const Problem& p) {
+  constexpr int bytes = MmaLayout<Pad>::smem_bytes;
   static bool allowed[64] = {};
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   if (!allowed[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMmaSmemBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec, Pad>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     allowed[device % 64] = true;
   }
   const Shape s{kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages};
-  matmul_mma_sync<Vec><<<grid_for(s, p.m, p.n), s.threads, kMmaSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  matmul_mma_sync<Vec, Pad><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
 }
 
+template <int Pad>
 void launch_mma_sync(const Problem& p) {
   if (p.vec) {
-    launch_mma_sync_of<true>(p);
+    launch_mma_sync_of<true, Pad>(p);
   } else {
-    launch_mma_sync_of<false>(p);
+    launch_mma_sync_of<false, Pad>(p);
   }
 }
 
@@ -324,9 +339,11 @@ const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kWmma, "wmma", "nvcuda::wmma 16x16x16 fragments from shared memory, 64 x 64 block tile", launch_wmma,
        {kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1}},
-      {Variant::kMmaSync, "mma_sync",
-       "mma.sync m16n8k16 fed by ldmatrix from padded shared memory, 128 x 128 tile, 3 cp.async stages",
-       launch_mma_sync, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+      {Variant::kMmaSyncPlain, "mma_sync_plain",
+       "mma.sync m16n8k16 fed by ldmatrix, 128 x 128 tile, 3 cp.async stages; rows unpadded: bank conflicts",
+       launch_mma_sync<0>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+      {Variant::kMmaSync, "mma_sync", "the same with rows padded by 16 bytes: ldmatrix conflict-free",
+       launch_mma_sync<8>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
   };
   return rows;
 }

@@ -2,7 +2,8 @@
 // matmul on Tensor Cores: C = A * B with BF16 A and B (each element its 16 bits, as
 // reference.hpp's to_bf16_bits makes them), FP32 accumulation and an FP32 C, row-major like the
 // SIMT ladder; cuBLAS's BF16 GEMM (cublasGemmEx) is the yardstick. Rungs: WMMA fragments, then
-// mma.sync fed by ldmatrix from a padded shared-memory layout and a cp.async pipeline.
+// mma.sync fed by ldmatrix and a cp.async pipeline, from unpadded shared memory (bank
+// conflicts) and from padded shared memory (none).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 namespace matmul::tensor {
 
 // The variants, in ladder order; the table in tensor.cu says what each changes.
-enum class Variant { kWmma, kMmaSync };
+enum class Variant { kWmma, kMmaSyncPlain, kMmaSync };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 // The C tile one block computes and its threads.

@@ -244,7 +244,7 @@ TEST(TensorVariants, NamesRoundTripAndShapes) {
     EXPECT_EQ(s.block_k % 16, 0);
     EXPECT_EQ(s.threads % 32, 0);
   }
-  EXPECT_EQ(matmul::tensor::all_variants().size(), 2u);
+  EXPECT_EQ(matmul::tensor::all_variants().size(), 3u);
   matmul::tensor::Variant none{};
   EXPECT_FALSE(matmul::tensor::parse_variant("naive", &none));  // the SIMT rungs are another table
 }
