@@ -9,11 +9,13 @@
 #include <cuda_bf16.h>
 #include <mma.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
+#include "common/banks.hpp"
 #include "common/cuda_check.hpp"
 #include "common/math.hpp"
 
@@ -120,22 +122,36 @@ __global__ void __launch_bounds__(kWmmaThreads) matmul_wmma(const bf16* __restri
 // rung issues the PTX instruction under WMMA itself, mma.sync.m16n8k16 (a 16 x 16 by 16 x 8
 // product per warp), and loads its operands with ldmatrix: one instruction brings four 8 x 8
 // BF16 matrices from shared memory straight into the fragment layout, each lane giving the
-// address of one 16-byte row. mma_sync_plain keeps the rows as they are (A: 64 bytes, B: 256),
-// and ldmatrix's 8 rows share banks; mma_sync pads them by 8 elements (A: 80 bytes, B: 272),
-// which puts the 8 rows of each matrix in 8 different 4-bank groups: no conflict (Nsight's
-// shared-memory wavefronts show the difference). A 128 x 128 block tile, 8 warps of
+// address of one 16-byte row. Three layouts of shared memory (MmaLayout below): as it is
+// (mma_sync_plain: bank conflicts), padded (mma_sync_padded) and XOR-swizzled
+// (mma_sync_swizzled); Nsight's shared-memory wavefronts show the difference. A 128 x 128 block
+// tile, 8 warps of
 // 64 x 32 (4 x 4 mma tiles, 64 accumulators per thread), K in slices of 32 copied by cp.async
 // into 3 stages, so two slices are in flight while the warps compute on a third.
 constexpr int kMmaBM = 128, kMmaBN = 128, kMmaBK = 32, kMmaThreads = 256, kMmaStages = 3;
-// The shared-memory layout of a stage, rows padded by Pad elements: 0 (mma_sync_plain: A's rows
-// 64 bytes apart put rows r and r + 2 of an 8 x 8 matrix in the same banks, a 4-way conflict for
-// each ldmatrix of A; B's rows 256 bytes apart, 8-way) or 8 (mma_sync: 16 bytes more per row, the
-// 8 rows in 8 different 4-bank groups).
-template <int Pad>
+// The shared-memory layout of a stage, where element (r, c) of A's 128 x 32 slice and of B's
+// 32 x 128 slice goes. ldmatrix reads 8 rows x 16 bytes (one 16-byte chunk of each row) at a
+// time; the layout decides how many passes that takes.
+//   kPlain    rows as they are: A's rows 64 bytes apart put rows r and r + 2 in the same banks
+//             (4-way for each ldmatrix of A), B's rows 256 bytes apart all in the same (8-way);
+//   kPadded   every row 16 bytes longer (A 80 bytes, B 272): the 8 rows in 8 different 4-bank
+//             groups, for 8 % more shared memory;
+//   kSwizzled rows as they are, but chunk j of row r stored at chunk j XOR f(r) (A: (r / 2) % 4,
+//             B: r % 8): the 8 rows of a read land in 8 different chunks of the banks, with no
+//             byte of padding.
+enum MmaLayoutKind { kPlain, kPadded, kSwizzled };
+template <int Layout>
 struct MmaLayout {
-  static constexpr int lda = kMmaBK + Pad, ldb = kMmaBN + Pad;
+  static constexpr int lda = kMmaBK + (Layout == kPadded ? 8 : 0), ldb = kMmaBN + (Layout == kPadded ? 8 : 0);
   static constexpr int stage_elems = kMmaBM * lda + kMmaBK * ldb;
   static constexpr int smem_bytes = kMmaStages * stage_elems * static_cast<int>(sizeof(bf16));
+  // Element offsets of A's (r, c) and B's (r, c) within their parts of a stage.
+  __host__ __device__ static constexpr int a(int r, int c) {
+    return r * lda + (Layout == kSwizzled ? ((c / 8) ^ ((r / 2) % 4)) * 8 + c % 8 : c);
+  }
+  __host__ __device__ static constexpr int b(int r, int c) {
+    return r * ldb + (Layout == kSwizzled ? ((c / 8) ^ (r % 8)) * 8 + c % 8 : c);
+  }
 };
 
 #ifdef MATMUL_TENSOR_CORES
@@ -163,37 +179,44 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// One slice (A: 128 x 32, B: 32 x 128) into a stage: cp.async, 16 bytes a piece and zeros
-// outside the matrices (Vec); otherwise load_tile's element copies.
-template <bool Vec, int Pad>
+// One slice (A: 128 x 32, B: 32 x 128) into a stage at the layout's places: cp.async, 16 bytes a
+// piece and zeros outside the matrices (Vec); otherwise one element at a time.
+template <bool Vec, int Layout>
 __device__ __forceinline__ void load_slice(bf16* stage, const bf16* __restrict__ a, const bf16* __restrict__ b, int m,
                                            int n, int k, int m0, int n0, int k0) {
-  using L = MmaLayout<Pad>;
+  using L = MmaLayout<Layout>;
   bf16* as = stage;
   bf16* bs = stage + kMmaBM * L::lda;
   if constexpr (Vec) {
     for (int p = static_cast<int>(threadIdx.x); p < kMmaBM * kMmaBK / 8; p += kMmaThreads) {
       const int r = p / (kMmaBK / 8), q = (p % (kMmaBK / 8)) * 8;
       const bool in = m0 + r < m && k0 + q < k;
-      cp_async16(as + r * L::lda + q, in ? a + static_cast<size_t>(m0 + r) * k + k0 + q : a, in);
+      cp_async16(as + L::a(r, q), in ? a + static_cast<size_t>(m0 + r) * k + k0 + q : a, in);
     }
     for (int p = static_cast<int>(threadIdx.x); p < kMmaBK * kMmaBN / 8; p += kMmaThreads) {
       const int r = p / (kMmaBN / 8), q = (p % (kMmaBN / 8)) * 8;
       const bool in = k0 + r < k && n0 + q < n;
-      cp_async16(bs + r * L::ldb + q, in ? b + static_cast<size_t>(k0 + r) * n + n0 + q : b, in);
+      cp_async16(bs + L::b(r, q), in ? b + static_cast<size_t>(k0 + r) * n + n0 + q : b, in);
     }
   } else {
-    load_tile<kMmaBM, kMmaBK, kMmaThreads, false>(as, L::lda, a, k, m, k, m0, k0);
-    load_tile<kMmaBK, kMmaBN, kMmaThreads, false>(bs, L::ldb, b, n, k, n, k0, n0);
+    const bf16 zero = __float2bfloat16(0.0f);
+    for (int e = static_cast<int>(threadIdx.x); e < kMmaBM * kMmaBK; e += kMmaThreads) {
+      const int r = e / kMmaBK, q = e % kMmaBK;
+      as[L::a(r, q)] = m0 + r < m && k0 + q < k ? a[static_cast<size_t>(m0 + r) * k + k0 + q] : zero;
+    }
+    for (int e = static_cast<int>(threadIdx.x); e < kMmaBK * kMmaBN; e += kMmaThreads) {
+      const int r = e / kMmaBN, q = e % kMmaBN;
+      bs[L::b(r, q)] = k0 + r < k && n0 + q < n ? b[static_cast<size_t>(k0 + r) * n + n0 + q] : zero;
+    }
   }
 }
 #endif
 
-template <bool Vec, int Pad>
+template <bool Vec, int Layout>
 __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                                                float* __restrict__ c, int m, int n, int k) {
 #ifdef MATMUL_TENSOR_CORES
-  using L = MmaLayout<Pad>;
+  using L = MmaLayout<Layout>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   bf16* smem = reinterpret_cast<bf16*>(smem_raw);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -206,7 +229,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
   // that wait_group counts the same in every iteration).
 #pragma unroll
   for (int s = 0; s < kMmaStages - 1; ++s) {
-    if (s < slices) load_slice<Vec, Pad>(smem + s * L::stage_elems, a, b, m, n, k, m0, n0, s * kMmaBK);
+    if (s < slices) load_slice<Vec, Layout>(smem + s * L::stage_elems, a, b, m, n, k, m0, n0, s * kMmaBK);
     asm volatile("cp.async.commit_group;\n" ::);
   }
   for (int t = 0; t < slices; ++t) {
@@ -214,7 +237,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
     __syncthreads();  // slice t has landed for every thread, and slice t - 1 is no longer read
     const int next = t + kMmaStages - 1;
     if (next < slices) {
-      load_slice<Vec, Pad>(smem + (next % kMmaStages) * L::stage_elems, a, b, m, n, k, m0, n0, next * kMmaBK);
+      load_slice<Vec, Layout>(smem + (next % kMmaStages) * L::stage_elems, a, b, m, n, k, m0, n0, next * kMmaBK);
     }
     asm volatile("cp.async.commit_group;\n" ::);
 
@@ -227,7 +250,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
       for (int mi = 0; mi < 4; ++mi) {
         // Lanes 0-15 give rows 0-15 at column ks, lanes 16-31 the same rows at ks + 8: the four
         // matrices are a0 (rows 0-7, k 0-7), a1 (rows 8-15), a2 and a3 (k 8-15).
-        ldmatrix_x4(fa[mi], as + (wm * 64 + mi * 16 + lane % 16) * L::lda + ks + (lane / 16) * 8);
+        ldmatrix_x4(fa[mi], as + L::a(wm * 64 + mi * 16 + lane % 16, ks + (lane / 16) * 8));
       }
 #pragma unroll
       for (int pair = 0; pair < 2; ++pair) {
@@ -235,7 +258,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
         // 0-15 give k rows 0-15 at column n, lanes 16-31 the same rows at n + 8: b0 and b1 of
         // two 8-column tiles.
         unsigned r[4];
-        ldmatrix_x4_trans(r, bs + (ks + lane % 16) * L::ldb + wn * 32 + pair * 16 + (lane / 16) * 8);
+        ldmatrix_x4_trans(r, bs + L::b(ks + lane % 16, wn * 32 + pair * 16 + (lane / 16) * 8));
         fb[2 * pair][0] = r[0];
         fb[2 * pair][1] = r[1];
         fb[2 * pair + 1][0] = r[2];
@@ -303,27 +326,64 @@ void launch_wmma(const Problem& p) {
 
 // More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device
 // (one flag per instantiation: the two kernels have the same type).
-template <bool Vec, int Pad>
+template <bool Vec, int Layout>
 void launch_mma_sync_of(const Problem& p) {
-  constexpr int bytes = MmaLayout<Pad>::smem_bytes;
+  constexpr int bytes = MmaLayout<Layout>::smem_bytes;
   static bool allowed[64] = {};
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   if (!allowed[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec, Pad>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec, Layout>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     allowed[device % 64] = true;
   }
   const Shape s{kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages};
-  matmul_mma_sync<Vec, Pad><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  matmul_mma_sync<Vec, Layout><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
 }
 
-template <int Pad>
+template <int Layout>
 void launch_mma_sync(const Problem& p) {
   if (p.vec) {
-    launch_mma_sync_of<true, Pad>(p);
+    launch_mma_sync_of<true, Layout>(p);
   } else {
-    launch_mma_sync_of<false, Pad>(p);
+    launch_mma_sync_of<false, Layout>(p);
   }
+}
+
+// Every 8 x 8 matrix read ldmatrix makes of a slice: 8 rows from a multiple of 8, one 16-byte
+// chunk column; the worst conflict degree over all of them, and whether the layout is one to one.
+template <int Layout>
+LayoutCheck check_layout() {
+  using L = MmaLayout<Layout>;
+  const auto worst = [](int rows, int cols, auto offset) {
+    int passes = 0;
+    for (int r0 = 0; r0 < rows; r0 += 8) {
+      for (int c = 0; c < cols; c += 8) {
+        std::vector<std::size_t> bytes;
+        for (int r = r0; r < r0 + 8; ++r) {
+          for (int w = 0; w < 4; ++w) bytes.push_back(static_cast<std::size_t>(offset(r, c)) * sizeof(bf16) + 4 * w);
+        }
+        passes = std::max(passes, cudalab::conflict_degree(bytes));
+      }
+    }
+    return passes;
+  };
+  const auto one_to_one = [](int rows, int cols, int size, auto offset) {
+    std::vector<bool> used(static_cast<std::size_t>(size), false);
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        const int o = offset(r, c);
+        if (o < 0 || o >= size || used[static_cast<std::size_t>(o)]) return false;
+        used[static_cast<std::size_t>(o)] = true;
+      }
+    }
+    return true;
+  };
+  LayoutCheck out;
+  out.a_passes = worst(kMmaBM, kMmaBK, [](int r, int c) { return L::a(r, c); });
+  out.b_passes = worst(kMmaBK, kMmaBN, [](int r, int c) { return L::b(r, c); });
+  out.a_one_to_one = one_to_one(kMmaBM, kMmaBK, kMmaBM * L::lda, [](int r, int c) { return L::a(r, c); });
+  out.b_one_to_one = one_to_one(kMmaBK, kMmaBN, kMmaBK * L::ldb, [](int r, int c) { return L::b(r, c); });
+  return out;
 }
 
 struct Row {
@@ -340,10 +400,13 @@ const std::vector<Row>& ladder() {
       {Variant::kWmma, "wmma", "nvcuda::wmma 16x16x16 fragments from shared memory, 64 x 64 block tile", launch_wmma,
        {kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1}},
       {Variant::kMmaSyncPlain, "mma_sync_plain",
-       "mma.sync m16n8k16 fed by ldmatrix, 128 x 128 tile, 3 cp.async stages; rows unpadded: bank conflicts",
-       launch_mma_sync<0>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
-      {Variant::kMmaSync, "mma_sync", "the same with rows padded by 16 bytes: ldmatrix conflict-free",
-       launch_mma_sync<8>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+       "mma.sync m16n8k16 fed by ldmatrix, 128 x 128 tile, 3 cp.async stages; rows as they are: bank conflicts",
+       launch_mma_sync<kPlain>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+      {Variant::kMmaSyncPadded, "mma_sync_padded", "the same with every row 16 bytes longer: ldmatrix conflict-free",
+       launch_mma_sync<kPadded>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+      {Variant::kMmaSyncSwizzled, "mma_sync_swizzled",
+       "rows as they are, 16-byte chunks XOR-swizzled by row: conflict-free with no padding",
+       launch_mma_sync<kSwizzled>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
   };
   return rows;
 }
@@ -355,6 +418,16 @@ const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "matmul (Tens
 CUDALAB_VARIANTS_FROM(Variant, ladder())
 
 Shape shape(Variant v) { return row_of(v).shape; }
+
+LayoutCheck layout_check(Variant v) {
+  switch (v) {
+    case Variant::kMmaSyncPlain: return check_layout<kPlain>();
+    case Variant::kMmaSyncPadded: return check_layout<kPadded>();
+    case Variant::kMmaSyncSwizzled: return check_layout<kSwizzled>();
+    case Variant::kWmma: break;
+  }
+  throw std::invalid_argument("layout_check: " + variant_name(v) + " has no mma_sync layout");
+}
 
 std::string unavailable(Variant v) {
   (void)row_of(v);

@@ -2,8 +2,8 @@
 // matmul on Tensor Cores: C = A * B with BF16 A and B (each element its 16 bits, as
 // reference.hpp's to_bf16_bits makes them), FP32 accumulation and an FP32 C, row-major like the
 // SIMT ladder; cuBLAS's BF16 GEMM (cublasGemmEx) is the yardstick. Rungs: WMMA fragments, then
-// mma.sync fed by ldmatrix and a cp.async pipeline, from unpadded shared memory (bank
-// conflicts) and from padded shared memory (none).
+// mma.sync fed by ldmatrix and a cp.async pipeline, from shared memory as it is (bank
+// conflicts), padded and XOR-swizzled (none).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 namespace matmul::tensor {
 
 // The variants, in ladder order; the table in tensor.cu says what each changes.
-enum class Variant { kWmma, kMmaSyncPlain, kMmaSync };
+enum class Variant { kWmma, kMmaSyncPlain, kMmaSyncPadded, kMmaSyncSwizzled };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 // The C tile one block computes and its threads.
@@ -23,6 +23,16 @@ struct Shape {
   int block_m = 0, block_n = 0, block_k = 0, threads = 0, stages = 1;
 };
 Shape shape(Variant v);
+
+// What a variant's shared-memory layout does to ldmatrix, worked out on the host from the same
+// layout the kernel uses (common/banks.hpp's arithmetic): the most passes one 8 x 8 matrix read
+// of A's and of B's slice takes (1: conflict-free), and whether every element of a slice has a
+// place of its own. For the mma_sync rungs; std::invalid_argument for wmma.
+struct LayoutCheck {
+  int a_passes = 0, b_passes = 0;
+  bool a_one_to_one = false, b_one_to_one = false;
+};
+LayoutCheck layout_check(Variant v);
 
 // "" when variant v runs on the current device; otherwise why not (BF16 Tensor Core instructions
 // need sm_80 or later). launch() throws std::runtime_error with that text instead of running

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "matmul.hpp"
@@ -244,7 +245,7 @@ TEST(TensorVariants, NamesRoundTripAndShapes) {
     EXPECT_EQ(s.block_k % 16, 0);
     EXPECT_EQ(s.threads % 32, 0);
   }
-  EXPECT_EQ(matmul::tensor::all_variants().size(), 3u);
+  EXPECT_EQ(matmul::tensor::all_variants().size(), 4u);
   matmul::tensor::Variant none{};
   EXPECT_FALSE(matmul::tensor::parse_variant("naive", &none));  // the SIMT rungs are another table
 }
@@ -256,6 +257,25 @@ TEST(TensorVariants, SixteenBytePathNeedsMultiplesOfEightAndAlignment) {
   EXPECT_FALSE(matmul::tensor::vector_path(buf, buf, 64, 36));
   EXPECT_FALSE(matmul::tensor::vector_path(buf + 1, buf, 64, 64));
   EXPECT_FALSE(matmul::tensor::vector_path(buf, buf + 4, 64, 64));
+}
+
+TEST(TensorVariants, LayoutsPredictTheBankConflictsOfLdmatrix) {
+  using matmul::tensor::Variant;
+  // As they are: A's rows 64 bytes apart, 4 rows of a matrix in the same banks; B's 256 bytes apart,
+  // all 8. Padded or swizzled: one pass. Every element in a place of its own.
+  const auto plain = matmul::tensor::layout_check(Variant::kMmaSyncPlain);
+  EXPECT_EQ(plain.a_passes, 4);
+  EXPECT_EQ(plain.b_passes, 8);
+  for (auto v : {Variant::kMmaSyncPadded, Variant::kMmaSyncSwizzled}) {
+    const auto l = matmul::tensor::layout_check(v);
+    EXPECT_EQ(l.a_passes, 1) << matmul::tensor::variant_name(v);
+    EXPECT_EQ(l.b_passes, 1) << matmul::tensor::variant_name(v);
+  }
+  for (auto v : {Variant::kMmaSyncPlain, Variant::kMmaSyncPadded, Variant::kMmaSyncSwizzled}) {
+    const auto l = matmul::tensor::layout_check(v);
+    EXPECT_TRUE(l.a_one_to_one && l.b_one_to_one) << matmul::tensor::variant_name(v);
+  }
+  EXPECT_THROW(matmul::tensor::layout_check(Variant::kWmma), std::invalid_argument);
 }
 
 }  // namespace
