@@ -254,9 +254,9 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
       }
 #pragma unroll
       for (int pair = 0; pair < 2; ++pair) {
-        // B is stored k-major; .trans hands each lane the column-major fragment mma wants. Lanes
-        // 0-15 give k rows 0-15 at column n, lanes 16-31 the same rows at n + 8: b0 and b1 of
-        // two 8-column tiles.
+        // B's slice is stored a row of k at a time (n contiguous); .trans hands each lane the
+        // column-major fragment mma wants. Lanes 0-15 give k rows 0-15 at column n, lanes 16-31
+        // the same rows at n + 8: b0 and b1 of two 8-column tiles.
         unsigned r[4];
         ldmatrix_x4_trans(r, bs + L::b(ks + lane % 16, wn * 32 + pair * 16 + (lane / 16) * 8));
         fb[2 * pair][0] = r[0];
