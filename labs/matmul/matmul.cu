@@ -4,6 +4,7 @@
 // a tile that hangs over an edge loads zeros where the matrices end and stores only inside C.
 // Each rung says what the one before it wasted and what it changes.
 #include "matmul.hpp"
+#include "cp_async.cuh"
 
 #include <cublas_v2.h>
 
@@ -390,33 +391,7 @@ __global__ void __launch_bounds__(WarpTile<BM, BN, WM, WN>::kThreads)
 // memory into shared memory without passing through registers and without blocking the thread:
 // the block keeps Stages - 1 slices in flight while it computes on the oldest. One barrier per
 // slice. A's elements go to their transposed places 4 bytes at a time, B's 16 bytes at a time.
-__device__ __forceinline__ void cp_async4(float* smem, const float* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
-#else
-  *smem = valid ? *src : 0.0f;  // sm_75 and older: a plain copy (launch() reports it, fallback())
-#endif
-}
-__device__ __forceinline__ void cp_async16(float* smem, const float* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-#else
-  *reinterpret_cast<float4*>(smem) = valid ? *reinterpret_cast<const float4*>(src) : make_float4(0, 0, 0, 0);
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-#endif
-}
+// (cp_async4, cp_async16, cp_async_commit, cp_async_wait: cp_async.cuh.)
 
 // The copies one thread issues for each slice, worked out once: its rows, columns and shared-
 // memory offsets do not change from slice to slice (only p0 moves along K), so the loop that

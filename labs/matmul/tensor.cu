@@ -5,6 +5,7 @@
 // dot product) and stores only inside C. The BF16 instructions need sm_80 or later; on an older
 // GPU the kernels are empty and launch() refuses them (unavailable()).
 #include "tensor.hpp"
+#include "cp_async.cuh"
 
 #include <cuda_bf16.h>
 #include <mma.h>
@@ -158,9 +159,6 @@ struct MmaLayout {
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ void cp_async16(void* smem, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem)), "l"(src), "r"(valid ? 16 : 0));
-}
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const bf16* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -230,16 +228,16 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
 #pragma unroll
   for (int s = 0; s < kMmaStages - 1; ++s) {
     if (s < slices) load_slice<Vec, Layout>(smem + s * L::stage_elems, a, b, m, n, k, m0, n0, s * kMmaBK);
-    asm volatile("cp.async.commit_group;\n" ::);
+    cp_async_commit();
   }
   for (int t = 0; t < slices; ++t) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kMmaStages - 2));
+    cp_async_wait<kMmaStages - 2>();
     __syncthreads();  // slice t has landed for every thread, and slice t - 1 is no longer read
     const int next = t + kMmaStages - 1;
     if (next < slices) {
       load_slice<Vec, Layout>(smem + (next % kMmaStages) * L::stage_elems, a, b, m, n, k, m0, n0, next * kMmaBK);
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cp_async_commit();
 
     const bf16* as = smem + (t % kMmaStages) * L::stage_elems;
     const bf16* bs = as + kMmaBM * L::lda;
@@ -271,7 +269,7 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
       }
     }
   }
-  asm volatile("cp.async.wait_group 0;\n" ::);
+  cp_async_wait<0>();
 
   // Thread (g = lane / 4, q = lane % 4) holds rows g and g + 8, columns 2q and 2q + 1 of each tile.
   const int g = lane / 4, q = lane % 4;

@@ -271,24 +271,38 @@ void launch_dial(const T* in, T* out, std::size_t n, int k) {
 template void launch_dial<float>(const float*, float*, std::size_t, int);
 template void launch_dial<double>(const double*, double*, std::size_t, int);
 
+namespace {
+// Blocks of `threads` for one full wave of `kernel`: as many as fit on every SM at once, so every
+// block runs from start to end (0 when none fits).
+template <typename Kernel>
+int one_wave(Kernel kernel, int threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return sms * per_sm;
+}
+// The SM clock while a kernel ran: its longest block's clock64 cycles over the event time.
+double clock_hz_of(const std::vector<long long>& cycles, double ms) {
+  return static_cast<double>(*std::max_element(cycles.begin(), cycles.end())) / (ms * 1e-3);
+}
+}  // namespace
+
 template <typename T>
 FmaPeak fma_peak(int threads, int iters) {
   if (threads < 1 || iters < 1) throw std::invalid_argument("fma_peak: threads, iters >= 1");
-  int device = 0, sms = 0, per_sm = 0, max_threads = 0;
+  int device = 0, max_threads = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
   if (threads > max_threads) throw std::invalid_argument("fma_peak: more threads than a block may have");
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fma_peak_kernel<T>, threads, 0));
-  if (per_sm < 1) throw std::invalid_argument("fma_peak: a block of this size does not fit on an SM");
-  const int blocks = sms * per_sm;  // exactly one full wave: every block runs from start to end
+  const int blocks = one_wave(fma_peak_kernel<T>, threads);
+  if (blocks < 1) throw std::invalid_argument("fma_peak: a block of this size does not fit on an SM");
   cudalab::DeviceBuffer<T> out(static_cast<std::size_t>(blocks) * threads);
   cudalab::DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks));
   const double ms = time_ms([&] { fma_peak_kernel<T><<<blocks, threads>>>(out.data(), cycles.data(), iters); });
-  const auto c = cycles.download();
   FmaPeak peak;
   peak.flops = 2.0 * 8.0 * iters * static_cast<double>(blocks) * threads / (ms * 1e-3);
-  peak.clock_hz = static_cast<double>(*std::max_element(c.begin(), c.end())) / (ms * 1e-3);
+  peak.clock_hz = clock_hz_of(cycles.download(), ms);
   return peak;
 }
 template FmaPeak fma_peak<float>(int, int);
@@ -299,26 +313,23 @@ TensorPeak tensor_peak_bf16(int threads, int iters) {
     throw std::invalid_argument("tensor_peak_bf16: threads a multiple of 32, 1 <= iters <= 2^20");
   }
   TensorPeak peak;
-  int device = 0, sms = 0, per_sm = 0, major = 0, max_threads = 0;
+  int device = 0, major = 0, max_threads = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
   if (threads > max_threads) throw std::invalid_argument("tensor_peak_bf16: more threads than a block may have");
   if (major < 8) return peak;  // no BF16 mma before sm_80
   peak.available = true;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tensor_peak_kernel, threads, 0));
-  const int blocks = sms * per_sm;  // one full wave
+  const int blocks = one_wave(tensor_peak_kernel, threads);
   cudalab::DeviceBuffer<float> out(2 * static_cast<std::size_t>(blocks) * threads);
   cudalab::DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks));
   const double ms = time_ms([&] { tensor_peak_kernel<<<blocks, threads>>>(out.data(), cycles.data(), iters); });
   const auto v = out.download();
   const float want = 16.0f * static_cast<float>(iters);
   peak.correct = std::all_of(v.begin(), v.end(), [want](float x) { return x == want; });
-  const auto c = cycles.download();
   const double mmas = static_cast<double>(blocks) * (threads / 32) * 8.0 * iters;
   peak.flops = mmas * (2.0 * 16 * 8 * 16) / (ms * 1e-3);
-  peak.clock_hz = static_cast<double>(*std::max_element(c.begin(), c.end())) / (ms * 1e-3);
+  peak.clock_hz = clock_hz_of(cycles.download(), ms);
   return peak;
 }
 

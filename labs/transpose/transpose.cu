@@ -64,22 +64,24 @@ __global__ void transpose_tile(const float* __restrict__ in, float* __restrict__
 
 unsigned tiles(int n) { return static_cast<unsigned>((n + kTile - 1) / kTile); }
 
-// One thread per element: blocks of 32 x 8 threads over 32 columns and 8 rows.
-void launch_naive(const float* in, float* out, int rows, int cols) {
-  transpose_naive<<<dim3(tiles(cols), static_cast<unsigned>((rows + 7) / 8)), dim3(kTile, 8)>>>(in, out, rows, cols);
+// The launchers take the grid and block of launch_shape(), the one place they are worked out:
+// naive, one thread per element (blocks of 32 x 8 over 32 columns and 8 rows); a tile kernel, one
+// block of 32 x BlockRows threads per 32 x 32 tile.
+void launch_naive(const float* in, float* out, int rows, int cols, dim3 grid, dim3 block) {
+  transpose_naive<<<grid, block>>>(in, out, rows, cols);
 }
 
-// One block of 32 x BlockRows threads per 32 x 32 tile.
 template <int Pad, bool Swizzle, int BlockRows>
-void launch_tile(const float* in, float* out, int rows, int cols) {
-  transpose_tile<Pad, Swizzle, BlockRows><<<dim3(tiles(cols), tiles(rows)), dim3(kTile, BlockRows)>>>(in, out, rows, cols);
+void launch_tile(const float* in, float* out, int rows, int cols, dim3 grid, dim3 block) {
+  if (block.y != static_cast<unsigned>(BlockRows)) throw std::logic_error("transpose: a row's block_rows is not its kernel's");
+  transpose_tile<Pad, Swizzle, BlockRows><<<grid, block>>>(in, out, rows, cols);
 }
 
 struct Row {
   Variant id;
   const char* name;  // as --variant takes it
   const char* what;  // one line: what this variant changes
-  void (*launch)(const float* in, float* out, int rows, int cols);
+  void (*launch)(const float* in, float* out, int rows, int cols, dim3 grid, dim3 block);
   int block_rows;  // the block is 32 x block_rows threads
   bool tiled;      // one block per 32 x 32 tile (else one element per thread)
 };
@@ -122,7 +124,9 @@ LaunchShape launch_shape(Variant v, int rows, int cols) {
 
 void launch(Variant v, const float* in, float* out, int rows, int cols) {
   const Row& row = row_of(v);
-  row.launch(in, out, rows, cols);
+  const LaunchShape l = launch_shape(v, rows, cols);
+  row.launch(in, out, rows, cols, dim3(l.grid_x, l.grid_y),
+             dim3(static_cast<unsigned>(l.block_x), static_cast<unsigned>(l.block_y)));
   CUDA_CHECK_LAUNCH(row.name);
 }
 
