@@ -52,6 +52,21 @@ function(cudalab_use_launcher target)
   endif()
 endfunction()
 
+# Kernels that use Hopper's own instructions (wgmma, setmaxnreg: sm_90a) in a lab's kernel
+# library: these files are built for sm_90a alone, whatever CMAKE_CUDA_ARCHITECTURES says
+# (sm_90a machine code runs on compute capability 9.0 only, and nothing else is built from
+# them); their launchers ask the device first and refuse to run anywhere else.
+#   cudalab_sm90a_kernels(matmul wgmma.cu)
+function(cudalab_sm90a_kernels lab)
+  add_library(${lab}_sm90a OBJECT ${ARGN})
+  set_target_properties(${lab}_sm90a PROPERTIES CUDA_ARCHITECTURES OFF)
+  target_compile_options(${lab}_sm90a PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90a,code=sm_90a>)
+  target_include_directories(${lab}_sm90a PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${lab}_sm90a PRIVATE cudalab::common)
+  cudalab_warnings(${lab}_sm90a)
+  target_sources(${lab}_kernels PRIVATE $<TARGET_OBJECTS:${lab}_sm90a>)
+endfunction()
+
 function(cudalab_add_lab name)
   cmake_parse_arguments(PARSE_ARGV 1 LAB "" "MAIN" "KERNELS;CPU_TESTS;GPU_TESTS;SMOKE_ARGS;BAD_ARGS;GPU_BAD_ARGS;SANITIZE_ARGS;LIBS;MIN_ARGS")
 

@@ -238,7 +238,14 @@ int tensor_ladder(cudalab::Report& report, const Options& o, const cudalab::Devi
   report.field("peak_bf16_tensor_gflops", "dense BF16 Tensor Core peak (SMs x FLOP/clock x max clock)",
                peak > 0 ? Value(peak, 0) : Value(), peak > 0 ? "GFLOP/s" : "(no figure for this GPU)");
   std::vector<cudalab::Rung> rungs;
+  // A rung this GPU cannot run (the wgmma rungs off compute capability 9.0) is named and left
+  // out, never replaced by another kernel; asked for alone, it is exit 77.
   for (auto v : cudalab::select_variants(matmul::tensor::all_variants(), matmul::tensor::variant_name, o.variant)) {
+    if (const std::string why = matmul::tensor::unavailable(v); !why.empty()) {
+      if (o.variant != "all") throw cudalab::NoDeviceError("--variant " + o.variant + ": " + why + " (this GPU is " + facts.arch() + ")");
+      report.note(fmt::format("  {}: not available for this GPU ({})", matmul::tensor::variant_name(v), why));
+      continue;
+    }
     rungs.push_back(tensor_rung(v, p));
   }
   rungs.push_back(cublas_bf16_rung(blas, p));

@@ -6,6 +6,7 @@
 // GPU the kernels are empty and launch() refuses them (unavailable()).
 #include "tensor.hpp"
 #include "cp_async.cuh"
+#include "wgmma.hpp"
 
 #include <cuda_bf16.h>
 #include <mma.h>
@@ -313,6 +314,15 @@ dim3 grid_for(const Shape& s, int m, int n) {
   return dim3(static_cast<unsigned>(cudalab::ceil_div(n, s.block_n)), static_cast<unsigned>(cudalab::ceil_div(m, s.block_m)));
 }
 
+void launch_wgmma_tma(const Problem& p) {
+  hopper::launch_tma(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b), p.c, p.m, p.n,
+                     p.k, p.stream);
+}
+void launch_wgmma_ws(const Problem& p) {
+  hopper::launch_warp_specialized(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b),
+                                  p.c, p.m, p.n, p.k, p.stream);
+}
+
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -405,6 +415,12 @@ const std::vector<Row>& ladder() {
       {Variant::kMmaSyncSwizzled, "mma_sync_swizzled",
        "rows as they are, 16-byte chunks XOR-swizzled by row: conflict-free with no padding",
        launch_mma_sync<kSwizzled>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+      {Variant::kWgmmaTma, "wgmma_tma",
+       "Hopper: TMA copies into 4 swizzled stages, wgmma.m64n128k16 from shared memory, one warpgroup (sm_90a)",
+       launch_wgmma_tma, {hopper::kTmaBM, hopper::kTmaBN, hopper::kBK, hopper::kTmaThreads, hopper::kTmaStages}},
+      {Variant::kWgmmaWarpSpecialized, "wgmma_warp_specialized",
+       "a producer warpgroup for TMA, two consumers of m64n256k16, full/empty mbarriers, setmaxnreg (sm_90a)",
+       launch_wgmma_ws, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
   };
   return rows;
 }
@@ -422,13 +438,16 @@ LayoutCheck layout_check(Variant v) {
     case Variant::kMmaSyncPlain: return check_layout<kPlain>();
     case Variant::kMmaSyncPadded: return check_layout<kPadded>();
     case Variant::kMmaSyncSwizzled: return check_layout<kSwizzled>();
-    case Variant::kWmma: break;
+    case Variant::kWmma:
+    case Variant::kWgmmaTma:
+    case Variant::kWgmmaWarpSpecialized: break;
   }
   throw std::invalid_argument("layout_check: " + variant_name(v) + " has no mma_sync layout");
 }
 
 std::string unavailable(Variant v) {
   (void)row_of(v);
+  if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized) return hopper::unavailable();
   static int major_of[64] = {};  // read once per device: launch() asks inside timed loops
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));

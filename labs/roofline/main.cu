@@ -274,11 +274,21 @@ int run(int argc, char** argv) {
   report.field("ridge_fp32", "ridge point FP32", Value(roofline::ridge(roofs.fp32, roofs.bandwidth), 1), "FLOP/byte");
   report.field("ridge_fp64", "ridge point FP64", Value(roofline::ridge(roofs.fp64, roofs.bandwidth), 1), "FLOP/byte");
   bool ok = true;
-  // The BF16 Tensor Core roof, from mma.sync (sm_90's wgmma is a faster path to the same units).
-  const roofline::TensorPeak tc = roofline::tensor_peak_bf16(256, 4096);
-  if (tc.available) {
+  // The BF16 Tensor Core roof: mma.sync (a warp's instruction, sm_80 on) and, on Hopper, wgmma
+  // (a warpgroup's, sm_90a); the roof is the faster, and its ridge point follows from it.
+  const roofline::TensorPeak mma = roofline::tensor_peak_bf16(256, 4096);
+  if (mma.available) {
+    const roofline::TensorPeak wg = roofline::tensor_peak_bf16_wgmma(4096);
     const double per_clock = facts.sm_count * static_cast<double>(cudalab::arch_lanes(facts.cc_major, facts.cc_minor).bf16_tensor_flops_per_clock);
-    report.field("peak_bf16_tensor_gflops", "BF16 Tensor Core roof: mma.sync, 8 tiles per warp", Value(tc.flops / 1e9, 0),
+    report.field("mma_sync_bf16_gflops", "BF16 Tensor Core, mma.sync (8 tiles per warp)", Value(mma.flops / 1e9, 0), "GFLOP/s");
+    if (wg.available) {
+      report.field("wgmma_bf16_gflops", "BF16 Tensor Core, wgmma m64n256k16 (2 warpgroups per SM)", Value(wg.flops / 1e9, 0),
+                   "GFLOP/s");
+    } else {
+      report.note("  BF16 Tensor Core, wgmma: not available for this GPU (sm_90a machine code, compute capability 9.0)");
+    }
+    const roofline::TensorPeak& tc = wg.available && wg.flops > mma.flops ? wg : mma;
+    report.field("peak_bf16_tensor_gflops", "BF16 Tensor Core roof (the faster of the two)", Value(tc.flops / 1e9, 0),
                  "GFLOP/s");
     report.field("tensor_clock_ghz", "SM clock while it ran (clock64 / time)", Value(tc.clock_hz / 1e9, 3), "GHz");
     report.field("theoretical_bf16_tensor_at_clock_gflops", "dense BF16, theoretical at that clock (SMs x FLOP/clock)",
@@ -287,9 +297,10 @@ int run(int argc, char** argv) {
                  per_clock > 0 ? Value(tc.flops / (per_clock * tc.clock_hz), 3) : Value());
     report.field("ridge_bf16_tensor", "ridge point BF16 Tensor Core (the notes: about 153 on the A100)",
                  Value(roofline::ridge(tc.flops, roofs.bandwidth), 1), "FLOP/byte");
-    report.field("tensor_correct", "every accumulator is 16 x rounds", tc.correct);
-    if (!tc.correct) std::fprintf(stderr, "roofline: the Tensor Core kernel's accumulators are wrong\n");
-    ok = tc.correct;
+    const bool correct = mma.correct && (!wg.available || wg.correct);
+    report.field("tensor_correct", "every accumulator is what its rounds add up to", correct);
+    if (!correct) std::fprintf(stderr, "roofline: a Tensor Core kernel's accumulators are wrong\n");
+    ok = correct;
   } else {
     report.note("  BF16 Tensor Core roof: not measured (BF16 mma needs sm_80 or later)");
   }

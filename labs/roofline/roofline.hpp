@@ -40,6 +40,11 @@ struct TensorPeak {
   double flops = 0, clock_hz = 0;
 };
 TensorPeak tensor_peak_bf16(int threads, int iters);
+// The same roof through Hopper's wgmma (wgmma_roof.cu, sm_90a): one block of two warpgroups per
+// SM, each issuing wgmma.m64n256k16 from shared memory (A and B all ones) in chains of 4,
+// `iters` rounds (1 <= iters <= 2^18); every accumulator ends at 64 x iters. `available` is
+// false off compute capability 9.0 (or in a build without sm_90a code), and then nothing ran.
+TensorPeak tensor_peak_bf16_wgmma(int iters);
 
 // Instruction throughput: n independent evaluations per kernel, timed with events; ops/s.
 enum class ExpKind { kExpf, kIntrinsic, kFastMath };  // expf, __expf, expf under --use_fast_math

@@ -147,4 +147,16 @@ TEST(RooflineGpu, TensorCoreRoofIsExactAndUnderItsPeak) {
   EXPECT_THROW(roofline::tensor_peak_bf16(256, (1 << 20) + 1), std::invalid_argument);
 }
 
+TEST(RooflineGpu, WgmmaRoofIsExactAndUnderItsPeak) {
+  CUDALAB_REQUIRE_GPU();
+  const cudalab::DeviceFacts f = cudalab::query_device(0);
+  const roofline::TensorPeak t = roofline::tensor_peak_bf16_wgmma(64);
+  if (!t.available) GTEST_SKIP() << "wgmma runs from sm_90a machine code (compute capability 9.0); this GPU is " << f.arch();
+  EXPECT_TRUE(t.correct) << "an accumulator is not 64 x 64";
+  EXPECT_GT(t.flops, 0);
+  EXPECT_LT(t.flops, 1.02 * f.theoretical_bf16_tensor_gflops() * 1e9);  // physics
+  EXPECT_THROW(roofline::tensor_peak_bf16_wgmma(0), std::invalid_argument);
+  EXPECT_THROW(roofline::tensor_peak_bf16_wgmma((1 << 18) + 1), std::invalid_argument);
+}
+
 }  // namespace

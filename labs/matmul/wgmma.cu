@@ -1,0 +1,332 @@
+// matmul on Hopper's own path: TMA brings the tiles, wgmma multiplies them. Built for sm_90a
+// alone (cmake: cudalab_sm90a_kernels); wgmma.hpp says what each launcher runs.
+//
+// What mma.sync left on the table: every warp loads its own fragments from shared memory with
+// ldmatrix and issues 16 x 8 x 16 products one at a time, and the threads themselves compute
+// the addresses of every cp.async. Here one thread asks the copy engine for a whole 128 x 64
+// slice (cp.async.bulk.tensor), which writes it in the 128-byte swizzle and counts its bytes on
+// an mbarrier; a warpgroup (4 warps) then issues wgmma.m64nNk16, whose operands the Tensor
+// Cores read from shared memory themselves through descriptors, and which runs asynchronously
+// while the warpgroup issues the next one. Edges: the copy engine fills what lies outside A and
+// B with zeros, and the stores to C check their row and column.
+#include "wgmma.hpp"
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "common/hopper.cuh"
+#include "common/math.hpp"
+#include "common/tensor_map.hpp"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "wgmma.cu uses sm_90a instructions: build it for sm_90a only (cudalab_sm90a_kernels)"
+#endif
+
+namespace matmul::tensor::hopper {
+namespace {
+
+using std::size_t;
+using std::uint64_t;
+namespace hw = cudalab::hopper;
+
+// A slice: 64 k of BM rows of A (each row 128 bytes, swizzled) and of BN columns of B (BN / 64
+// blocks, each 64 k rows of 64 n: 8 KB).
+constexpr int kBBlockBytes = kBK * 128;
+template <int BM, int BN>
+struct Slice {
+  static constexpr int a_bytes = BM * 128, b_bytes = BN / 64 * kBBlockBytes, bytes = a_bytes + b_bytes;
+};
+template <int BM, int BN, int Stages>
+constexpr int smem_bytes() {
+  return Stages * Slice<BM, BN>::bytes + 1024 + 2 * Stages * 8;  // stages, alignment, barriers
+}
+
+__device__ __forceinline__ unsigned char* aligned_1024(unsigned char* p) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t{1023});
+}
+
+// One thread: slice at k0 into `stage`, its bytes counted on `full`.
+template <int BM, int BN>
+__device__ __forceinline__ void load_slice(unsigned char* stage, const CUtensorMap* ta, const CUtensorMap* tb,
+                                           uint64_t* full, int m0, int n0, int k0) {
+  hw::mbarrier_arrive_expect_tx(full, Slice<BM, BN>::bytes);
+  hw::tma_load_2d(stage, ta, k0, m0, full);
+#pragma unroll
+  for (int q = 0; q < BN / 64; ++q) hw::tma_load_2d(stage + Slice<BM, BN>::a_bytes + q * kBBlockBytes, tb, n0 + 64 * q, k0, full);
+}
+
+// acc (a 64 x BN slab) += the slab's 64 rows of A's slice (from a_slab) times B's slice: four
+// k steps of 16. A is K-major (a step is 32 bytes along the row); B is N-major (a step is 16 k
+// rows, 2048 bytes; its 64-wide blocks of n are kBBlockBytes apart).
+template <int BN>
+__device__ __forceinline__ void mma_slice(float (&acc)[BN / 2], const unsigned char* a_slab, const unsigned char* b) {
+#pragma unroll
+  for (int ks = 0; ks < kBK / 16; ++ks) {
+    const uint64_t da = hw::desc_k_major(a_slab + 32 * ks), db = hw::desc_mn_major(b + 2048 * ks, kBBlockBytes);
+    if constexpr (BN == 128) {
+      hw::wgmma_m64n128k16_bf16<1>(acc, da, db);
+    } else {
+      hw::wgmma_m64n256k16_bf16<1>(acc, da, db);
+    }
+  }
+}
+
+// The warpgroup's 64 x BN slab of C at (row0, col0), from the accumulator layout (hopper.cuh).
+template <int BN>
+__device__ __forceinline__ void store_slab(const float (&acc)[BN / 2], float* __restrict__ c, int m, int n, int row0,
+                                           int col0) {
+  const int t = static_cast<int>(threadIdx.x) % 128, lane = t % 32;
+  const int r = row0 + 16 * (t / 32) + lane / 4;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    const int col = col0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = r + 8 * half;
+      if (row >= m) continue;
+      float* dst = c + static_cast<size_t>(row) * n + col;
+      const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+      if (col + 1 < n && n % 2 == 0) {
+        *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+      } else {
+        if (col < n) dst[0] = x;
+        if (col + 1 < n) dst[1] = y;
+      }
+    }
+  }
+}
+
+// ---- 1. TMA + wgmma, one warpgroup --------------------------------------------------------------
+// Thread 0 keeps 3 slices in flight ahead of the one being multiplied; each slice's two 64-row
+// wgmma chains (one per half of the tile) are committed as a group and the warpgroup waits only
+// for the group before (wait_group 1), so the Tensor Cores always have the next one queued. A
+// stage is refilled once every thread has seen the group that read it finish (a block barrier).
+__global__ void __launch_bounds__(kTmaThreads) matmul_wgmma_tma(const __grid_constant__ CUtensorMap ta,
+                                                                const __grid_constant__ CUtensorMap tb,
+                                                                float* __restrict__ c, int m, int n, int k) {
+  using S = Slice<kTmaBM, kTmaBN>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = aligned_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kTmaStages * S::bytes);
+  const int m0 = static_cast<int>(blockIdx.y) * kTmaBM, n0 = static_cast<int>(blockIdx.x) * kTmaBN;
+  const int slices = (k + kBK - 1) / kBK;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kTmaStages; ++s) hw::mbarrier_init(&full[s], 1);
+    hw::fence_barrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kTmaStages - 1 && s < slices; ++s) {
+      load_slice<kTmaBM, kTmaBN>(smem + s * S::bytes, &ta, &tb, &full[s], m0, n0, s * kBK);
+    }
+  }
+  float acc[2][kTmaBN / 2] = {};
+  for (int t = 0; t < slices; ++t) {
+    const int s = t % kTmaStages;
+    hw::mbarrier_wait(&full[s], (t / kTmaStages) & 1);
+    const unsigned char* stage = smem + s * S::bytes;
+    hw::wgmma_fence();
+    mma_slice<kTmaBN>(acc[0], stage, stage + S::a_bytes);
+    mma_slice<kTmaBN>(acc[1], stage + 64 * 128, stage + S::a_bytes);
+    hw::wgmma_commit();
+    hw::wgmma_wait<1>();  // slice t - 1's group is done for this thread ...
+    __syncthreads();      // ... and for every thread: its stage may be refilled
+    const int next = t + kTmaStages - 1;
+    if (threadIdx.x == 0 && next < slices) {
+      load_slice<kTmaBM, kTmaBN>(smem + (next % kTmaStages) * S::bytes, &ta, &tb, &full[next % kTmaStages], m0, n0,
+                                 next * kBK);
+    }
+  }
+  hw::wgmma_wait<0>();
+  store_slab<kTmaBN>(acc[0], c, m, n, m0, n0);
+  store_slab<kTmaBN>(acc[1], c, m, n, m0 + 64, n0);
+}
+
+// ---- 2. Warp specialisation: a producer warpgroup and two consumers ------------------------------
+// Rung 1's warpgroup both waits for copies and multiplies, and stops at a block barrier every
+// slice. Here warpgroup 0 only produces: one of its threads waits for a stage to be empty,
+// announces its bytes on the stage's full barrier and issues the copies; it needs few registers
+// and gives them to the consumers (setmaxnreg: 40 for it, 232 for them). Warpgroups 1 and 2
+// each multiply a 64 x 256 slab (m64n256k16: 128 accumulators a thread) of a 128 x 256 tile,
+// twice rung 1's work per slice, and hand a stage back (one arrival per warp on its empty
+// barrier) as soon as the group that read it has finished. No block barrier in the loop.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+__global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_constant__ CUtensorMap ta,
+                                                                 const __grid_constant__ CUtensorMap tb,
+                                                                 float* __restrict__ c, int m, int n, int k) {
+  using S = Slice<kWsBM, kWsBN>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = aligned_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes);
+  uint64_t* empty = full + kWsStages;
+  const int m0 = static_cast<int>(blockIdx.y) * kWsBM, n0 = static_cast<int>(blockIdx.x) * kWsBN;
+  const int slices = (k + kBK - 1) / kBK;
+  const int wg = static_cast<int>(threadIdx.x) / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kWsStages; ++s) {
+      hw::mbarrier_init(&full[s], 1);   // the producer's arrival (with the bytes)
+      hw::mbarrier_init(&empty[s], 8);  // one per consumer warp
+    }
+    hw::fence_barrier_init();
+  }
+  __syncthreads();
+  if (wg == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      for (int t = 0; t < slices; ++t) {
+        const int s = t % kWsStages;
+        if (t >= kWsStages) hw::mbarrier_wait(&empty[s], (t / kWsStages - 1) & 1);  // slice t - Stages is read
+        load_slice<kWsBM, kWsBN>(smem + s * S::bytes, &ta, &tb, &full[s], m0, n0, t * kBK);
+      }
+    }
+  } else {
+    setmaxnreg_inc<232>();
+    const int slab = wg - 1;
+    float acc[kWsBN / 2] = {};
+    for (int t = 0; t < slices; ++t) {
+      const int s = t % kWsStages;
+      hw::mbarrier_wait(&full[s], (t / kWsStages) & 1);
+      const unsigned char* stage = smem + s * S::bytes;
+      hw::wgmma_fence();
+      mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
+      hw::wgmma_commit();
+      hw::wgmma_wait<1>();  // the group that read slice t - 1 is done: hand its stage back
+      if (t > 0 && threadIdx.x % 32 == 0) hw::mbarrier_arrive(&empty[(t - 1) % kWsStages]);
+    }
+    hw::wgmma_wait<0>();
+    store_slab<kWsBN>(acc, c, m, n, m0 + 64 * slab, n0);
+  }
+}
+
+// dst (rows x cols_pad) = src (rows x cols), zeros beyond col cols.
+__global__ void pad_rows(const __nv_bfloat16* __restrict__ src, __nv_bfloat16* __restrict__ dst, int rows, int cols,
+                         int cols_pad) {
+  const size_t total = static_cast<size_t>(rows) * cols_pad;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const int r = static_cast<int>(i / cols_pad), q = static_cast<int>(i % cols_pad);
+    dst[i] = q < cols ? src[static_cast<size_t>(r) * cols + q] : __float2bfloat16(0.0f);
+  }
+}
+
+// The operands as TMA sees them: rows of a multiple of 8 elements, 16-byte aligned; padded copies
+// in stream-ordered scratch when the caller's are not (freed after the product is enqueued).
+class Operands {
+ public:
+  Operands(const std::uint16_t* a, const std::uint16_t* b, int m, int n, int k, cudaStream_t stream)
+      : a_(a), b_(b), lda_(k), ldb_(n), stream_(stream) {
+    if (direct(a, b, n, k)) return;
+    lda_ = cudalab::round_up(k, 8);
+    ldb_ = cudalab::round_up(n, 8);
+    CUDA_CHECK(cudaMallocAsync(&pa_, static_cast<size_t>(m) * lda_ * 2, stream));
+    CUDA_CHECK(cudaMallocAsync(&pb_, static_cast<size_t>(k) * ldb_ * 2, stream));
+    const auto* sa = reinterpret_cast<const __nv_bfloat16*>(a);
+    const auto* sb = reinterpret_cast<const __nv_bfloat16*>(b);
+    pad_rows<<<1024, 256, 0, stream>>>(sa, static_cast<__nv_bfloat16*>(pa_), m, k, lda_);
+    CUDA_CHECK_LAUNCH("pad_rows");
+    pad_rows<<<1024, 256, 0, stream>>>(sb, static_cast<__nv_bfloat16*>(pb_), k, n, ldb_);
+    CUDA_CHECK_LAUNCH("pad_rows");
+    a_ = static_cast<const std::uint16_t*>(pa_);
+    b_ = static_cast<const std::uint16_t*>(pb_);
+  }
+  ~Operands() {
+    if (pa_) cudaFreeAsync(pa_, stream_);
+    if (pb_) cudaFreeAsync(pb_, stream_);
+  }
+  Operands(const Operands&) = delete;
+  Operands& operator=(const Operands&) = delete;
+  // A (m x k, lda a row) in boxes of 64 k x box_m rows; B (k x n, ldb a row) in boxes of 64 n x 64 k.
+  CUtensorMap map_a(int m, int box_m) const { return cudalab::tensor_map_bf16_2d(a_, lda_, m, lda_, kBK, box_m); }
+  CUtensorMap map_b(int k) const { return cudalab::tensor_map_bf16_2d(b_, ldb_, k, ldb_, 64, kBK); }
+
+ private:
+  const std::uint16_t* a_;
+  const std::uint16_t* b_;
+  int lda_, ldb_;
+  cudaStream_t stream_;
+  void* pa_ = nullptr;
+  void* pb_ = nullptr;
+};
+
+// More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device:
+// one flag set per Rung (the two kernels have the same type).
+template <int Rung, typename Kernel>
+void allow_smem(Kernel kernel, int bytes) {
+  static bool allowed[64] = {};
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (!allowed[device % 64]) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    allowed[device % 64] = true;
+  }
+}
+
+dim3 grid_for(int m, int n, int bm, int bn) {
+  return dim3(static_cast<unsigned>(cudalab::ceil_div(n, bn)), static_cast<unsigned>(cudalab::ceil_div(m, bm)));
+}
+
+}  // namespace
+
+std::string unavailable() {
+  static int state[64] = {};  // 0 not asked yet, 1 runs, 2 compute capability, 3 no image
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  int& s = state[device % 64];
+  if (s == 0) {
+    int major = 0, minor = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    cudaFuncAttributes attr{};
+    if (major != 9 || minor != 0) {
+      s = 2;
+    } else if (cudaFuncGetAttributes(&attr, matmul_wgmma_tma) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: clear it
+      s = 3;
+    } else {
+      s = 1;
+    }
+  }
+  if (s == 2) return "wgmma and TMA run from sm_90a machine code, which only compute capability 9.0 runs";
+  if (s == 3) return "this build has no sm_90a machine code for this GPU";
+  return "";
+}
+
+bool direct(const std::uint16_t* a, const std::uint16_t* b, int n, int k) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return n % 8 == 0 && k % 8 == 0 && aligned(a) && aligned(b);
+}
+
+void launch_tma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  constexpr int bytes = smem_bytes<kTmaBM, kTmaBN, kTmaStages>();
+  allow_smem<1>(matmul_wgmma_tma, bytes);
+  const Operands ops(a, b, m, n, k, stream);
+  matmul_wgmma_tma<<<grid_for(m, n, kTmaBM, kTmaBN), kTmaThreads, bytes, stream>>>(ops.map_a(m, kTmaBM), ops.map_b(k), c,
+                                                                                   m, n, k);
+  CUDA_CHECK_LAUNCH("matmul_wgmma_tma");
+}
+
+void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                             cudaStream_t stream) {
+  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>();
+  allow_smem<2>(matmul_wgmma_ws, bytes);
+  const Operands ops(a, b, m, n, k, stream);
+  matmul_wgmma_ws<<<grid_for(m, n, kWsBM, kWsBN), kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM), ops.map_b(k), c, m,
+                                                                               n, k);
+  CUDA_CHECK_LAUNCH("matmul_wgmma_ws");
+}
+
+}  // namespace matmul::tensor::hopper

@@ -1,0 +1,35 @@
+#pragma once
+// matmul on Hopper's own Tensor Core path (wgmma.cu, built for sm_90a only): the tiles come in
+// by TMA (bulk tensor copies that complete on an mbarrier) in the 128-byte swizzle that wgmma
+// reads, and wgmma multiplies a warpgroup's 64-row slab at a time. tensor.cu's ladder rows call
+// these; A, B row-major BF16 bits, C row-major FP32, any M, N, K >= 1.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace matmul::tensor::hopper {
+
+// The tiles, as tensor.cu's shape() reports them.
+constexpr int kTmaBM = 128, kTmaBN = 128, kBK = 64, kTmaThreads = 128, kTmaStages = 4;
+constexpr int kWsBM = 128, kWsBN = 256, kWsThreads = 384, kWsStages = 4;
+
+// "" when this GPU runs the sm_90a kernels (compute capability 9.0 exactly: sm_90a machine code
+// runs nowhere else); otherwise why not.
+std::string unavailable();
+
+// TMA needs each row to start on 16 bytes: K and N multiples of 8 and A, B 16-byte aligned. When
+// they are not, the launchers first copy A and B into zero-padded rows of a multiple of 8
+// (stream-ordered scratch), and that copy is part of what they run.
+bool direct(const std::uint16_t* a, const std::uint16_t* b, int n, int k);
+
+// One warpgroup of 128 threads computes a 128 x 128 tile (two 64-row wgmmas per k step),
+// its thread 0 issuing the TMA copies of a 4-stage pipeline.
+void launch_tma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
+// Warp specialisation: a producer warpgroup only issues TMA copies (and gives its registers
+// away, setmaxnreg), two consumer warpgroups each multiply a 64 x 256 slab of a 128 x 256
+// tile; full and empty mbarriers per stage hand the 4 stages back and forth.
+void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                             cudaStream_t stream);
+
+}  // namespace matmul::tensor::hopper
