@@ -12,7 +12,7 @@
 namespace cudalab {
 
 int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes,
-                  double peak_gflops) {
+                  double peak_gflops, const std::string& peak_name) {
   int marked = 0;
   for (auto& r : results) {
     if (!r.correct || !r.suspect.empty()) continue;
@@ -24,7 +24,7 @@ int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double 
     } else if (peak_gbps > 0 && g > peak_gbps) {
       r.suspect = fmt::format("{:.0f} GB/s is above the theoretical peak of {:.0f} GB/s", g, peak_gbps);
     } else if (peak_gflops > 0 && r.flops > 0 && r.gflops() > peak_gflops) {
-      r.suspect = fmt::format("{:.0f} GFLOP/s is above the theoretical FP32 peak of {:.0f} GFLOP/s", r.gflops(),
+      r.suspect = fmt::format("{:.0f} GFLOP/s is above the theoretical {} peak of {:.0f} GFLOP/s", r.gflops(), peak_name,
                               peak_gflops);
     } else if (copy_gbps > 0 && r.bytes > l2_bytes && g > kCopyCeilingMargin * copy_gbps) {
       r.suspect = fmt::format("{:.0f} GB/s is {:.2f} x the copy ceiling of this run for {} (more than the L2 holds)", g,

@@ -30,8 +30,9 @@ struct VariantResult {
 // streams and writes one can beat cudaMemcpy's one-to-one copy by a few percent (vec_add),
 // never by ten. Returns how many it marked.
 constexpr double kCopyCeilingMargin = 1.10;
+// peak_name names the FLOP rate in the reason ("FP32", "BF16 Tensor Core").
 int mark_suspects(std::vector<VariantResult>& results, double peak_gbps, double copy_gbps, double l2_bytes,
-                  double peak_gflops = 0);
+                  double peak_gflops = 0, const std::string& peak_name = "FP32");
 
 // The one memory cap of every lab: 90% of the current device's free memory. The rest is room
 // for the L2 flush buffer (twice the L2), the copy ceiling's buffers and the context's own

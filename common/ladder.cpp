@@ -142,7 +142,7 @@ std::vector<std::string> fallback_notes(const LadderResult& ladder) {
 
 void judge_physics(LadderResult& ladder, const Yardsticks& y) {
   std::vector<VariantResult> results = ladder.results();
-  mark_suspects(results, y.peak_gbps, y.copy_gbps, current_l2_bytes(), y.peak_gflops);
+  mark_suspects(results, y.peak_gbps, y.copy_gbps, current_l2_bytes(), y.peak_gflops, y.peak_name);
   for (std::size_t i = 0; i < results.size(); ++i) ladder.rungs[i].result.suspect = results[i].suspect;
   choose_best(ladder);
 }
@@ -205,7 +205,7 @@ Table MeasurementTable::table() const {
   }
   if (flops) {
     columns.push_back({"gflops", "GFLOP/s"});
-    if (y_.peak_gflops > 0) columns.push_back({"percent_of_peak_flops", "% FP32 peak"});
+    if (y_.peak_gflops > 0) columns.push_back({"percent_of_peak_flops", "% " + y_.peak_name + " peak"});
   }
   columns.push_back({"speedup", "speedup"});
   if (baseline) columns.push_back({"over_baseline", shape_.baseline_title.empty() ? "x baseline" : shape_.baseline_title});

@@ -117,6 +117,7 @@ struct Yardsticks {
   double peak_gbps = 0;    // theoretical DRAM bandwidth
   double copy_gbps = 0;    // the copy ceiling measured in this run (0: not measured)
   double peak_gflops{0};   // theoretical FP32 FLOP/s in GFLOP/s (0: FLOPs not compared)
+  std::string peak_name{"FP32"};  // what peak_gflops is the peak of: the "% <name> peak" column
 };
 
 // The optional columns of a MeasurementTable.

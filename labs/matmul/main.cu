@@ -250,7 +250,7 @@ int tensor_ladder(cudalab::Report& report, const Options& o, const cudalab::Devi
   }
   rungs.push_back(cublas_bf16_rung(blas, p));
   const cudalab::LadderResult result = cudalab::run_ladder(bench, rungs);
-  cudalab::report_ladder(report, result, {facts.theoretical_bandwidth_gbps(), copy_gbps, peak}, o.common.repeat,
+  cudalab::report_ladder(report, result, {facts.theoretical_bandwidth_gbps(), copy_gbps, peak, "BF16"}, o.common.repeat,
                          {true, "x cuBLAS"});
   if (result.best >= 0) {
     report.field("best_tflops", "best variant", Value(result.best_result().gflops() / 1e3, 2), "TFLOP/s");

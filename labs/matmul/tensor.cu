@@ -130,29 +130,45 @@ __global__ void __launch_bounds__(kWmmaThreads) matmul_wmma(const bf16* __restri
 // tile, 8 warps of
 // 64 x 32 (4 x 4 mma tiles, 64 accumulators per thread), K in slices of 32 copied by cp.async
 // into 3 stages, so two slices are in flight while the warps compute on a third.
-constexpr int kMmaBM = 128, kMmaBN = 128, kMmaBK = 32, kMmaThreads = 256, kMmaStages = 3;
-// The shared-memory layout of a stage, where element (r, c) of A's 128 x 32 slice and of B's
-// 32 x 128 slice goes. ldmatrix reads 8 rows x 16 bytes (one 16-byte chunk of each row) at a
+// A block's tile and its warps: BM x BN of C, K in slices of BK, WM x WN warps (each a
+// BM / WM x BN / WN piece), Stages slices in flight.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_>
+struct MmaTile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, stages = Stages_;
+  static constexpr int threads = 32 * WM * WN, warp_m = BM / WM, warp_n = BN / WN;
+  static constexpr int mi = warp_m / 16, nj = warp_n / 8;  // mma tiles of a warp
+  static_assert(warp_m % 16 == 0 && warp_n % 16 == 0 && BK % 16 == 0, "whole mma tiles");
+};
+using MmaBase = MmaTile<128, 128, 32, 2, 4, 3>;  // the three layout rungs: 8 warps of 64 x 32
+// mma_sync_wide: twice the C tile (128 x 256) for the same 8 warps, each 64 x 64 (32 mma tiles
+// and 8 ldmatrix per k step where the layout rungs have 16 and 6), K slices of 64 (half the
+// barriers), 3 stages (144 KB). Of ten tiles timed at 8192^3 on the H200 (BM, BN 64-256, BK 32
+// or 64, 4 or 8 warps, 3 or 4 stages: 230-291 TFLOP/s) the K slices of 64 were the ones that
+// moved (288 and 291); the wider tile alone with K slices of 32 ran at 245.
+using MmaWide = MmaTile<128, 256, 64, 2, 4, 3>;
+// The shared-memory layout of a stage, where element (r, c) of A's BM x BK slice and of B's
+// BK x BN slice goes. ldmatrix reads 8 rows x 16 bytes (one 16-byte chunk of each row) at a
 // time; the layout decides how many passes that takes.
 //   kPlain    rows as they are: A's rows 64 bytes apart put rows r and r + 2 in the same banks
 //             (4-way for each ldmatrix of A), B's rows 256 bytes apart all in the same (8-way);
 //   kPadded   every row 16 bytes longer (A 80 bytes, B 272): the 8 rows in 8 different 4-bank
 //             groups, for 8 % more shared memory;
-//   kSwizzled rows as they are, but chunk j of row r stored at chunk j XOR f(r) (A: (r / 2) % 4,
-//             B: r % 8): the 8 rows of a read land in 8 different chunks of the banks, with no
-//             byte of padding.
+//   kSwizzled rows as they are, but chunk j of row r stored at chunk j XOR f(r) (a row of 4
+//             chunks: (r / 2) % 4; of 8 or more: r % 8): the 8 rows of a read land in 8
+//             different chunks of the banks, with no byte of padding.
 enum MmaLayoutKind { kPlain, kPadded, kSwizzled };
-template <int Layout>
+template <int Layout, typename T = MmaBase>
 struct MmaLayout {
-  static constexpr int lda = kMmaBK + (Layout == kPadded ? 8 : 0), ldb = kMmaBN + (Layout == kPadded ? 8 : 0);
-  static constexpr int stage_elems = kMmaBM * lda + kMmaBK * ldb;
-  static constexpr int smem_bytes = kMmaStages * stage_elems * static_cast<int>(sizeof(bf16));
+  static constexpr int lda = T::BK + (Layout == kPadded ? 8 : 0), ldb = T::BN + (Layout == kPadded ? 8 : 0);
+  static constexpr int stage_elems = T::BM * lda + T::BK * ldb;
+  static constexpr int smem_bytes = T::stages * stage_elems * static_cast<int>(sizeof(bf16));
+  __host__ __device__ static constexpr int swizzle(int chunks, int r) { return chunks >= 8 ? r % 8 : (r / 2) % 4; }
   // Element offsets of A's (r, c) and B's (r, c) within their parts of a stage.
   __host__ __device__ static constexpr int a(int r, int c) {
-    return r * lda + (Layout == kSwizzled ? ((c / 8) ^ ((r / 2) % 4)) * 8 + c % 8 : c);
+    return r * lda + (Layout == kSwizzled ? ((c / 8) ^ swizzle(T::BK / 8, r)) * 8 + c % 8 : c);
   }
   __host__ __device__ static constexpr int b(int r, int c) {
-    return r * ldb + (Layout == kSwizzled ? ((c / 8) ^ (r % 8)) * 8 + c % 8 : c);
+    return r * ldb + (Layout == kSwizzled ? ((c / 8) ^ swizzle(T::BN / 8, r)) * 8 + c % 8 : c);
   }
 };
 
@@ -180,93 +196,93 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], 
 
 // One slice (A: 128 x 32, B: 32 x 128) into a stage at the layout's places: cp.async, 16 bytes a
 // piece and zeros outside the matrices (Vec); otherwise one element at a time.
-template <bool Vec, int Layout>
+template <bool Vec, int Layout, typename T>
 __device__ __forceinline__ void load_slice(bf16* stage, const bf16* __restrict__ a, const bf16* __restrict__ b, int m,
                                            int n, int k, int m0, int n0, int k0) {
-  using L = MmaLayout<Layout>;
+  using L = MmaLayout<Layout, T>;
   bf16* as = stage;
-  bf16* bs = stage + kMmaBM * L::lda;
+  bf16* bs = stage + T::BM * L::lda;
   if constexpr (Vec) {
-    for (int p = static_cast<int>(threadIdx.x); p < kMmaBM * kMmaBK / 8; p += kMmaThreads) {
-      const int r = p / (kMmaBK / 8), q = (p % (kMmaBK / 8)) * 8;
+    for (int p = static_cast<int>(threadIdx.x); p < T::BM * T::BK / 8; p += T::threads) {
+      const int r = p / (T::BK / 8), q = (p % (T::BK / 8)) * 8;
       const bool in = m0 + r < m && k0 + q < k;
       cp_async16(as + L::a(r, q), in ? a + static_cast<size_t>(m0 + r) * k + k0 + q : a, in);
     }
-    for (int p = static_cast<int>(threadIdx.x); p < kMmaBK * kMmaBN / 8; p += kMmaThreads) {
-      const int r = p / (kMmaBN / 8), q = (p % (kMmaBN / 8)) * 8;
+    for (int p = static_cast<int>(threadIdx.x); p < T::BK * T::BN / 8; p += T::threads) {
+      const int r = p / (T::BN / 8), q = (p % (T::BN / 8)) * 8;
       const bool in = k0 + r < k && n0 + q < n;
       cp_async16(bs + L::b(r, q), in ? b + static_cast<size_t>(k0 + r) * n + n0 + q : b, in);
     }
   } else {
     const bf16 zero = __float2bfloat16(0.0f);
-    for (int e = static_cast<int>(threadIdx.x); e < kMmaBM * kMmaBK; e += kMmaThreads) {
-      const int r = e / kMmaBK, q = e % kMmaBK;
+    for (int e = static_cast<int>(threadIdx.x); e < T::BM * T::BK; e += T::threads) {
+      const int r = e / T::BK, q = e % T::BK;
       as[L::a(r, q)] = m0 + r < m && k0 + q < k ? a[static_cast<size_t>(m0 + r) * k + k0 + q] : zero;
     }
-    for (int e = static_cast<int>(threadIdx.x); e < kMmaBK * kMmaBN; e += kMmaThreads) {
-      const int r = e / kMmaBN, q = e % kMmaBN;
+    for (int e = static_cast<int>(threadIdx.x); e < T::BK * T::BN; e += T::threads) {
+      const int r = e / T::BN, q = e % T::BN;
       bs[L::b(r, q)] = k0 + r < k && n0 + q < n ? b[static_cast<size_t>(k0 + r) * n + n0 + q] : zero;
     }
   }
 }
 #endif
 
-template <bool Vec, int Layout>
-__global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __restrict__ a, const bf16* __restrict__ b,
+template <bool Vec, int Layout, typename T>
+__global__ void __launch_bounds__(T::threads) matmul_mma_sync(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                                                float* __restrict__ c, int m, int n, int k) {
 #ifdef MATMUL_TENSOR_CORES
-  using L = MmaLayout<Layout>;
+  using L = MmaLayout<Layout, T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   bf16* smem = reinterpret_cast<bf16*>(smem_raw);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-  const int wm = warp / 4, wn = warp % 4;  // this warp's 64 x 32 piece of the 128 x 128 tile
-  const int m0 = static_cast<int>(blockIdx.y) * kMmaBM, n0 = static_cast<int>(blockIdx.x) * kMmaBN;
-  const int slices = (k + kMmaBK - 1) / kMmaBK;
-  float acc[4][4][4] = {};
+  const int wm = warp / T::WN, wn = warp % T::WN;  // this warp's piece of the tile
+  const int m0 = static_cast<int>(blockIdx.y) * T::BM, n0 = static_cast<int>(blockIdx.x) * T::BN;
+  const int slices = (k + T::BK - 1) / T::BK;
+  float acc[T::mi][T::nj][4] = {};
 
   // Prologue: the first Stages - 1 slices in flight (a group is committed even when empty, so
   // that wait_group counts the same in every iteration).
 #pragma unroll
-  for (int s = 0; s < kMmaStages - 1; ++s) {
-    if (s < slices) load_slice<Vec, Layout>(smem + s * L::stage_elems, a, b, m, n, k, m0, n0, s * kMmaBK);
+  for (int s = 0; s < T::stages - 1; ++s) {
+    if (s < slices) load_slice<Vec, Layout, T>(smem + s * L::stage_elems, a, b, m, n, k, m0, n0, s * T::BK);
     cp_async_commit();
   }
   for (int t = 0; t < slices; ++t) {
-    cp_async_wait<kMmaStages - 2>();
+    cp_async_wait<T::stages - 2>();
     __syncthreads();  // slice t has landed for every thread, and slice t - 1 is no longer read
-    const int next = t + kMmaStages - 1;
+    const int next = t + T::stages - 1;
     if (next < slices) {
-      load_slice<Vec, Layout>(smem + (next % kMmaStages) * L::stage_elems, a, b, m, n, k, m0, n0, next * kMmaBK);
+      load_slice<Vec, Layout, T>(smem + (next % T::stages) * L::stage_elems, a, b, m, n, k, m0, n0, next * T::BK);
     }
     cp_async_commit();
 
-    const bf16* as = smem + (t % kMmaStages) * L::stage_elems;
-    const bf16* bs = as + kMmaBM * L::lda;
+    const bf16* as = smem + (t % T::stages) * L::stage_elems;
+    const bf16* bs = as + T::BM * L::lda;
 #pragma unroll
-    for (int ks = 0; ks < kMmaBK; ks += 16) {
-      unsigned fa[4][4], fb[4][2];
+    for (int ks = 0; ks < T::BK; ks += 16) {
+      unsigned fa[T::mi][4], fb[T::nj][2];
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
+      for (int mi = 0; mi < T::mi; ++mi) {
         // Lanes 0-15 give rows 0-15 at column ks, lanes 16-31 the same rows at ks + 8: the four
         // matrices are a0 (rows 0-7, k 0-7), a1 (rows 8-15), a2 and a3 (k 8-15).
-        ldmatrix_x4(fa[mi], as + L::a(wm * 64 + mi * 16 + lane % 16, ks + (lane / 16) * 8));
+        ldmatrix_x4(fa[mi], as + L::a(wm * T::warp_m + mi * 16 + lane % 16, ks + (lane / 16) * 8));
       }
 #pragma unroll
-      for (int pair = 0; pair < 2; ++pair) {
+      for (int pair = 0; pair < T::nj / 2; ++pair) {
         // B's slice is stored a row of k at a time (n contiguous); .trans hands each lane the
         // column-major fragment mma wants. Lanes 0-15 give k rows 0-15 at column n, lanes 16-31
         // the same rows at n + 8: b0 and b1 of two 8-column tiles.
         unsigned r[4];
-        ldmatrix_x4_trans(r, bs + L::b(ks + lane % 16, wn * 32 + pair * 16 + (lane / 16) * 8));
+        ldmatrix_x4_trans(r, bs + L::b(ks + lane % 16, wn * T::warp_n + pair * 16 + (lane / 16) * 8));
         fb[2 * pair][0] = r[0];
         fb[2 * pair][1] = r[1];
         fb[2 * pair + 1][0] = r[2];
         fb[2 * pair + 1][1] = r[3];
       }
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
+      for (int mi = 0; mi < T::mi; ++mi) {
 #pragma unroll
-        for (int nj = 0; nj < 4; ++nj) mma_bf16(acc[mi][nj], fa[mi], fb[nj][0], fb[nj][1]);
+        for (int nj = 0; nj < T::nj; ++nj) mma_bf16(acc[mi][nj], fa[mi], fb[nj][0], fb[nj][1]);
       }
     }
   }
@@ -275,13 +291,13 @@ __global__ void __launch_bounds__(kMmaThreads) matmul_mma_sync(const bf16* __res
   // Thread (g = lane / 4, q = lane % 4) holds rows g and g + 8, columns 2q and 2q + 1 of each tile.
   const int g = lane / 4, q = lane % 4;
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi) {
+  for (int mi = 0; mi < T::mi; ++mi) {
 #pragma unroll
-    for (int nj = 0; nj < 4; ++nj) {
-      const int col = n0 + wn * 32 + nj * 8 + 2 * q;
+    for (int nj = 0; nj < T::nj; ++nj) {
+      const int col = n0 + wn * T::warp_n + nj * 8 + 2 * q;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const int row = m0 + wm * 64 + mi * 16 + g + 8 * half;
+        const int row = m0 + wm * T::warp_m + mi * 16 + g + 8 * half;
         if (row >= m) continue;
         float* dst = c + static_cast<size_t>(row) * n + col;
         const float x = acc[mi][nj][2 * half], y = acc[mi][nj][2 * half + 1];
@@ -333,35 +349,35 @@ void launch_wmma(const Problem& p) {
 }
 
 // More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device
-// (one flag per instantiation: the two kernels have the same type).
-template <bool Vec, int Layout>
+// (one flag per instantiation: the kernels have the same type).
+template <bool Vec, int Layout, typename T>
 void launch_mma_sync_of(const Problem& p) {
-  constexpr int bytes = MmaLayout<Layout>::smem_bytes;
+  constexpr int bytes = MmaLayout<Layout, T>::smem_bytes;
   static bool allowed[64] = {};
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   if (!allowed[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec, Layout>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec, Layout, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     allowed[device % 64] = true;
   }
-  const Shape s{kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages};
-  matmul_mma_sync<Vec, Layout><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  const Shape s{T::BM, T::BN, T::BK, T::threads, T::stages};
+  matmul_mma_sync<Vec, Layout, T><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
 }
 
-template <int Layout>
+template <int Layout, typename T = MmaBase>
 void launch_mma_sync(const Problem& p) {
   if (p.vec) {
-    launch_mma_sync_of<true, Layout>(p);
+    launch_mma_sync_of<true, Layout, T>(p);
   } else {
-    launch_mma_sync_of<false, Layout>(p);
+    launch_mma_sync_of<false, Layout, T>(p);
   }
 }
 
 // Every 8 x 8 matrix read ldmatrix makes of a slice: 8 rows from a multiple of 8, one 16-byte
 // chunk column; the worst conflict degree over all of them, and whether the layout is one to one.
-template <int Layout>
+template <int Layout, typename T = MmaBase>
 LayoutCheck check_layout() {
-  using L = MmaLayout<Layout>;
+  using L = MmaLayout<Layout, T>;
   const auto worst = [](int rows, int cols, auto offset) {
     int passes = 0;
     for (int r0 = 0; r0 < rows; r0 += 8) {
@@ -387,10 +403,10 @@ LayoutCheck check_layout() {
     return true;
   };
   LayoutCheck out;
-  out.a_passes = worst(kMmaBM, kMmaBK, [](int r, int c) { return L::a(r, c); });
-  out.b_passes = worst(kMmaBK, kMmaBN, [](int r, int c) { return L::b(r, c); });
-  out.a_one_to_one = one_to_one(kMmaBM, kMmaBK, kMmaBM * L::lda, [](int r, int c) { return L::a(r, c); });
-  out.b_one_to_one = one_to_one(kMmaBK, kMmaBN, kMmaBK * L::ldb, [](int r, int c) { return L::b(r, c); });
+  out.a_passes = worst(T::BM, T::BK, [](int r, int c) { return L::a(r, c); });
+  out.b_passes = worst(T::BK, T::BN, [](int r, int c) { return L::b(r, c); });
+  out.a_one_to_one = one_to_one(T::BM, T::BK, T::BM * L::lda, [](int r, int c) { return L::a(r, c); });
+  out.b_one_to_one = one_to_one(T::BK, T::BN, T::BK * L::ldb, [](int r, int c) { return L::b(r, c); });
   return out;
 }
 
@@ -409,12 +425,15 @@ const std::vector<Row>& ladder() {
        {kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1}},
       {Variant::kMmaSyncPlain, "mma_sync_plain",
        "mma.sync m16n8k16 fed by ldmatrix, 128 x 128 tile, 3 cp.async stages; rows as they are: bank conflicts",
-       launch_mma_sync<kPlain>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+       launch_mma_sync<kPlain>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages}},
       {Variant::kMmaSyncPadded, "mma_sync_padded", "the same with every row 16 bytes longer: ldmatrix conflict-free",
-       launch_mma_sync<kPadded>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+       launch_mma_sync<kPadded>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages}},
       {Variant::kMmaSyncSwizzled, "mma_sync_swizzled",
        "rows as they are, 16-byte chunks XOR-swizzled by row: conflict-free with no padding",
-       launch_mma_sync<kSwizzled>, {kMmaBM, kMmaBN, kMmaBK, kMmaThreads, kMmaStages}},
+       launch_mma_sync<kSwizzled>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages}},
+      {Variant::kMmaSyncWide, "mma_sync_wide",
+       "swizzled, a 128 x 256 tile for the same 8 warps (64 x 64 each: 32 mma per 8 ldmatrix), K slices of 64, 3 stages",
+       launch_mma_sync<kSwizzled, MmaWide>, {MmaWide::BM, MmaWide::BN, MmaWide::BK, MmaWide::threads, MmaWide::stages}},
       {Variant::kWgmmaTma, "wgmma_tma",
        "Hopper: TMA copies into 4 swizzled stages, wgmma.m64n128k16 from shared memory, one warpgroup (sm_90a)",
        launch_wgmma_tma, {hopper::kTmaBM, hopper::kTmaBN, hopper::kBK, hopper::kTmaThreads, hopper::kTmaStages}},
@@ -438,6 +457,7 @@ LayoutCheck layout_check(Variant v) {
     case Variant::kMmaSyncPlain: return check_layout<kPlain>();
     case Variant::kMmaSyncPadded: return check_layout<kPadded>();
     case Variant::kMmaSyncSwizzled: return check_layout<kSwizzled>();
+    case Variant::kMmaSyncWide: return check_layout<kSwizzled, MmaWide>();
     case Variant::kWmma:
     case Variant::kWgmmaTma:
     case Variant::kWgmmaWarpSpecialized: break;

@@ -130,6 +130,15 @@ TEST(MeasurementTable, FlopColumnsOnlyWhenARowCountsFlops) {
   const auto t = rows.table();
   EXPECT_EQ(t.rows()[0][column(t, "gflops")].text(), "2000");
   EXPECT_EQ(t.rows()[0][column(t, "percent_of_peak_flops")].text(), "20.0");
+  EXPECT_EQ(t.columns()[column(t, "percent_of_peak_flops")].title, "% FP32 peak");
+  // A ladder against another peak names it (matmul's BF16 rungs), in the title and in a suspect's reason.
+  cudalab::MeasurementTable bf16({10000, 8000, 1000, "BF16"});
+  bf16.add(ladder);
+  const auto tb = bf16.table();
+  EXPECT_EQ(tb.columns()[column(tb, "percent_of_peak_flops")].title, "% BF16 peak");
+  std::vector<cudalab::VariantResult> over{ladder.rungs[0].result};
+  EXPECT_EQ(cudalab::mark_suspects(over, 10000, 8000, 1e6, 1000, "BF16"), 1);
+  EXPECT_NE(over[0].suspect.find("above the theoretical BF16 peak of 1000"), std::string::npos) << over[0].suspect;
 }
 
 TEST(Ladder, TheBestIsNeverTheBaseline) {
