@@ -6,7 +6,7 @@
   reduction_ladder.png      the reduction ladder at 2^28 floats as bars, CUB beside it
   divergence.png            each divergence variant's time relative to the uniform kernel
   occupancy.png             occupancy over block size; bandwidth over occupancy (1 vs 4 loads in flight)
-  roofline.png              the labs' kernels on the GPU's FP32 roofline
+  roofline.png              the labs' kernels on the GPU's FP32 and BF16 Tensor Core roofline
   transfers_copies.png      cudaMemcpy GB/s over copy size, pageable vs pinned, with the link's rate
   transfers_timeline.png    the overlap's timeline: each stream's copies in, kernels and copies out
   latency.png               a dependent load's latency over the working set, with shared, constant, the ALU
@@ -221,14 +221,25 @@ def plot_roofline(b, gpu, out):
                 point("matmul 4096^3, fewest bytes", mm[v])
     rms_flop, rms_bytes = rl["rmsnorm_flops"], rl["rmsnorm_bytes"]
     points.append(("RMSNorm, BF16 (roofline lab)", rms_flop / rms_bytes, rms_flop / (rl["rmsnorm_us"] * 1e-6) / 1e9))
-    fig, ax = plt.subplots(figsize=(9, 6))
+    # the Tensor Core rungs (matmul --precision bf16) under the BF16 Tensor Core roof, at the
+    # fewest bytes (A, B read once in BF16, C written once in FP32)
+    tensor_roof = rl.get("peak_bf16_tensor_gflops")
+    if tensor_roof and "matmul_bf16_8192" in runs:
+        tc = {r["variant"]: r for r in good(runs["matmul_bf16_8192"]["variants"])}
+        for v in ("wmma", "mma_sync_wide", "wgmma_tma", "wgmma_warp_specialized", "cublas_bf16"):
+            if v in tc:
+                point("matmul 8192^3 BF16, fewest bytes", tc[v])
+    fig, ax = plt.subplots(figsize=(9, 6.5))
     xs = [2 ** (k / 4) for k in range(-20, 60)]
     ax.plot(xs, [min(peak_flops, peak_bw * x) for x in xs], color="black",
             label=f"roof (measured): {peak_bw:.0f} GB/s, {peak_flops / 1e3:.1f} TFLOP/s FP32, ridge {rl['ridge_fp32']:.1f}")
+    if tensor_roof:
+        ax.plot(xs, [min(tensor_roof, peak_bw * x) for x in xs], color="black", linestyle="-.",
+                label=f"BF16 Tensor Core roof (measured): {tensor_roof / 1e3:.0f} TFLOP/s, ridge {rl['ridge_bf16_tensor']:.0f}")
     dial = good(rl["dial_fp32"])
     ax.plot([r["ai"] for r in dial], [r["gflops"] for r in dial], marker=".", color="tab:gray", linestyle="--",
             label="the FP32 dial (k FMAs per element)")
-    for (name, ai, perf), marker in zip(points, "osD^vP*Xhp"):
+    for (name, ai, perf), marker in zip(points, "osD^vP*Xhp<>dH8"):
         ax.plot(ai, perf, marker=marker, markersize=9, linestyle="none", label=f"{name}: {perf:.0f} GFLOP/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)
@@ -236,7 +247,7 @@ def plot_roofline(b, gpu, out):
     ax.set_ylabel("GFLOP/s")
     ax.set_title(f"The labs on the {gpu} roofline (rgba_split does no arithmetic: off the chart)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=7, loc="lower right")
     save(fig, out, "roofline.png")
 
 
