@@ -105,8 +105,11 @@ __global__ void spread_sum(const int* __restrict__ in, std::size_t n, unsigned l
 __constant__ unsigned c_table[kTableWords];
 __device__ unsigned g_table[kTableWords];
 
-// The constant cache serves one word per warp instruction per pass: `distinct` different words
-// take `distinct` passes. Read through __ldg the same words are one request to one line.
+// A warp's 32 lanes read `distinct` different words of the table each round, from constant memory
+// or through __ldg. The textbook rule: the constant cache serves one word per pass, so `distinct`
+// words take `distinct` passes (measured on the H200: 1 to 4 words cost the same, from 8 words
+// on the time is proportional to the words; the README's table). Through __ldg the words are one
+// request to one line.
 template <bool Constant>
 __global__ void table_reads(unsigned distinct, unsigned* __restrict__ out, std::size_t threads) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
