@@ -1,0 +1,96 @@
+// latency_hiding: every experiment's kernel computes what the CPU says, at small sizes and at
+// every supported chain count, load count and width; bad configurations are refused.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/timer.hpp"
+#include "gpu_test.hpp"
+#include "latency_hiding.hpp"
+#include "reference.hpp"
+
+namespace {
+
+namespace lh = latency_hiding;
+
+cudalab::Benchmarker quick() { return cudalab::Benchmarker({1, 2, false}); }
+
+TEST(LatencyHidingGpu, FmaChainsAreExactAtEveryChainCount) {
+  CUDALAB_REQUIRE_GPU();
+  auto bench = quick();
+  for (int w : {1, 3, 32, 64}) {
+    for (int c : {1, 2, 4, 8}) {
+      const lh::FmaPoint p = lh::fma_point(bench, w, c, 257);
+      EXPECT_TRUE(p.correct) << w << " warps, " << c << " chains";
+      EXPECT_GT(p.flops, 0);
+      EXPECT_GT(p.clock_hz, 1e8);
+      EXPECT_EQ(p.blocks_per_sm, w > 32 ? 2 : 1);
+    }
+  }
+  EXPECT_THROW(lh::fma_point(bench, 4, 3, 10), std::invalid_argument);
+  EXPECT_THROW(lh::fma_point(bench, 48, 1, 10), std::invalid_argument);  // neither <= 32 nor a multiple of 32
+  EXPECT_THROW(lh::fma_point(bench, 0, 1, 10), std::invalid_argument);
+}
+
+TEST(LatencyHidingGpu, ReadsSumEveryWordAtEveryWidthAndLoadCount) {
+  CUDALAB_REQUIRE_GPU();
+  auto bench = quick();
+  const lh::ReadSet set((std::size_t{1} << 20) + 48);  // not a multiple of any grid's stride
+  EXPECT_EQ(set.expected_sum(), lh::input_sum(set.words()));
+  for (int w : {1, 7, 64}) {
+    for (int width : {4, 8, 16}) {
+      for (int loads : {1, 2, 4, 8, 16}) {
+        const lh::LoadPoint p = lh::load_point(bench, set, w, loads, width);
+        EXPECT_TRUE(p.correct) << w << " warps, " << loads << " loads of " << width << " bytes";
+        EXPECT_DOUBLE_EQ(p.bytes_in_flight_per_sm, lh::bytes_in_flight_per_sm(w, loads, width));
+      }
+    }
+  }
+  EXPECT_THROW(lh::load_point(bench, set, 4, 3, 4), std::invalid_argument);
+  EXPECT_THROW(lh::load_point(bench, set, 4, 1, 2), std::invalid_argument);
+  EXPECT_THROW(lh::ReadSet(10), std::invalid_argument);
+}
+
+TEST(LatencyHidingGpu, CopiesAreExactAndOccupancyIsWhatWasLaunched) {
+  CUDALAB_REQUIRE_GPU();
+  auto bench = quick();
+  const std::size_t n = (std::size_t{1} << 18) + 12;  // odd multiple of 4: the grid's last group is partial
+  std::vector<float> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  cudalab::DeviceBuffer<float> in(h), out(n);
+  int device = 0, max_threads = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  struct C {
+    int threads, blocks, loads;
+    bool vector;
+  };
+  for (const C c : {C{256, 8, 1, false}, C{256, 2, 1, true}, C{256, 2, 4, true}, C{128, 2, 16, true}, C{64, 1, 16, true}}) {
+    const lh::CopyPoint p = lh::copy_point(bench, in.data(), out.data(), n, c.threads, c.blocks, c.loads, c.vector);
+    EXPECT_TRUE(p.correct) << c.threads << " x " << c.blocks << ", " << c.loads << " loads";
+    EXPECT_DOUBLE_EQ(p.occupancy, static_cast<double>(c.threads) * c.blocks / max_threads);
+  }
+  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), n, 256, 1, 4, false), std::invalid_argument);
+  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), n, 256, 1, 8, true), std::invalid_argument);
+  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), 10, 256, 1, 1, true), std::invalid_argument);
+  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), n, 1024, 64, 1, true), std::invalid_argument);  // does not fit
+}
+
+TEST(LatencyHidingGpu, BarrierRoundsCountEveryFmaWithAndWithoutTheBarrier) {
+  CUDALAB_REQUIRE_GPU();
+  for (int blocks : {1, 3}) {
+    for (bool barrier : {true, false}) {
+      const lh::BarrierPoint p = lh::barrier_point(blocks, barrier, 16, 20, 5);
+      EXPECT_TRUE(p.correct) << blocks << " blocks, barrier " << barrier;
+      EXPECT_GT(p.cycles_per_round, 0);
+      EXPECT_DOUBLE_EQ(p.sm_cycles_per_block_round, p.cycles_per_round / blocks);
+    }
+  }
+  EXPECT_THROW(lh::barrier_point(1, true, 12, 20, 5), std::invalid_argument);
+  EXPECT_THROW(lh::barrier_point(1, true, 16, 0, 5), std::invalid_argument);
+}
+
+}  // namespace
