@@ -470,6 +470,7 @@ class Bounds(unittest.TestCase):
         from cudalab.labgrade import grader
         pool = grader.SlotPool(gpus=3, per_gpu=2)
         lock, now, most, used = threading.Lock(), [0, 0, 0], [0, 0, 0], set()
+        full = threading.Event()  # set once all 6 slots are held at the same time
 
         def job(k):
             with pool.slot() as gpu:
@@ -477,6 +478,11 @@ class Bounds(unittest.TestCase):
                     now[gpu] += 1
                     most[gpu] = max(most[gpu], now[gpu])
                     used.add(gpu)
+                    if sum(now) == 6:
+                        full.set()
+                # the first jobs keep their slots until every slot is taken, however slowly
+                # the threads start on a loaded machine (a sleep alone made this test flaky)
+                full.wait(timeout=30)
                 time.sleep(0.02)
                 with lock:
                     now[gpu] -= 1
