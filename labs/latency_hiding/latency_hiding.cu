@@ -170,6 +170,8 @@ __global__ void fill_kernel(std::uint32_t* w, std::size_t n) {
 }
 
 // ---- 3. a copy with a chosen number of loads in flight ------------------------------------------
+// The student task: a copy that keeps Loads loads of V (a float or a float4) in flight per
+// thread, so that a grid of few warps still has the bytes in flight the DRAM needs.
 template <int Loads, bool Vec>
 __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   using V = typename std::conditional<Vec, float4, float>::type;
@@ -178,6 +180,16 @@ __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ ou
   const std::size_t count = n / (sizeof(V) / sizeof(float));
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  // STUDENT-BEGIN(latency_hiding.copy): Loads loads in flight per thread
+  // TASK: Copy the `count` elements of src (each a V) into dst. Thread t of the `threads` in the
+  // grid takes the elements t, t + threads, t + 2 * threads, ... in groups of Loads: for the group
+  // starting at base (base = t, then t + threads * Loads, ...), first load all Loads elements
+  // base + k * threads (k < Loads, only those below count) into a register array V v[Loads], and
+  // only then store them to dst at the same indices. All loads of a group are then in flight at
+  // once. Use #pragma unroll on both inner loops so that v stays in registers.
+  // HINT: about 14 lines. Loading and storing one element at a time is correct but keeps one
+  // load in flight: the 25 % occupancy rows then fall far below the copy ceiling.
+  // STUB: (void)src; (void)dst; (void)count; (void)t; (void)threads;
   for (std::size_t base = t; base < count; base += threads * Loads) {
     V v[Loads];
 #pragma unroll
@@ -191,6 +203,7 @@ __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ ou
       if (i < count) dst[i] = v[k];
     }
   }
+  // STUDENT-END(latency_hiding.copy)
 }
 
 template <int Loads, bool Vec>
