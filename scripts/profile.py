@@ -18,7 +18,8 @@ Metrics: divergence: branch uniformity and threads per instruction; vec_add / rg
 throughput and sectors per request; occupancy: achieved vs theoretical occupancy; reduction:
 DRAM throughput and shared-memory bank conflicts; transpose: bank conflicts and store sectors
 per request; coalescing: sectors per request and DRAM bytes read; matmul: DRAM and L2 bytes,
-FMA pipe use and shared-memory bank conflicts; roofline: DRAM and SM
+FMA and tensor pipe use, shared-memory bank conflicts and the warp stall reasons (with
+`matmul 4096 --precision bf16`: the Tensor Core rungs); roofline: DRAM and SM
 throughput, DRAM bytes and FMA instructions; mem_spaces: local-memory and atomic traffic.
 ncu runs with --clock-control none (the GPU's own clocks, as the labs measure). Without a GPU
 or without ncu it prints "skipped: ..." and exits 0.
@@ -70,7 +71,12 @@ SHORT = {"smsp__sass_average_branch_targets_threads_uniform.pct": "uniform branc
          "launch__grid_size": "grid", "launch__block_size": "block",
          "launch__shared_mem_per_block_dynamic": "dyn smem B",
          "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM % peak",
-         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe %"}
+         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe %",
+         "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor pipe %",
+         "smsp__average_warps_active_per_issue_active.ratio": "cycles/issue"}
+# Warp cycles per issued instruction stalled for each reason (Nsight's warp state statistics).
+for _reason in ("long_scoreboard", "short_scoreboard", "mio_throttle", "barrier", "math_pipe_throttle", "wait", "gmma"):
+    SHORT[f"smsp__average_warps_issue_stalled_{_reason}_per_issue_active.ratio"] = f"stall {_reason.replace('_', ' ')}"
 # Large counters shown scaled (metric: scale, column name).
 SCALED = {"dram__bytes_read.sum": (1e-6, "DRAM read MB"), "dram__bytes_write.sum": (1e-6, "DRAM write MB"),
           "lts__t_bytes.sum": (1e-6, "L2 MB"),
