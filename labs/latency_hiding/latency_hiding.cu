@@ -2,7 +2,6 @@
 #include "latency_hiding.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -207,29 +206,10 @@ __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ ou
 }
 
 template <int Loads, bool Vec>
-CopyPoint copy_point_of(cudalab::Benchmarker& bench, const float* in, float* out, std::size_t n, int threads,
-                        int blocks_per_sm) {
-  require_resident(copy_kernel<Loads, Vec>, threads, blocks_per_sm, "copy_point");
-  const int blocks = sm_count() * blocks_per_sm;
-  const cudalab::Timing t = bench.run([&] { copy_kernel<Loads, Vec><<<blocks, threads>>>(in, out, n); }, nullptr, [&] {
-    CUDA_CHECK(cudaMemset(out, 0xFF, n * sizeof(float)));
-  });
+void launch_copy_of(const float* in, float* out, std::size_t n, int threads, int blocks_per_sm) {
+  require_resident(copy_kernel<Loads, Vec>, threads, blocks_per_sm, "launch_copy");
+  copy_kernel<Loads, Vec><<<sm_count() * blocks_per_sm, threads>>>(in, out, n);
   CUDA_CHECK_LAUNCH("copy_kernel");
-  CopyPoint p;
-  p.threads = threads;
-  p.blocks_per_sm = blocks_per_sm;
-  p.loads = Loads;
-  p.vector = Vec;
-  p.occupancy = static_cast<double>(blocks_per_sm) * threads / 32 / max_warps_per_sm();
-  p.ms = t.median_ms;
-  p.gbps = 2.0 * static_cast<double>(n) * sizeof(float) / (t.median_ms * 1e-3) / 1e9;
-  std::vector<float> a(n), b(n);
-  CUDA_CHECK(cudaMemcpy(a.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(b.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
-  p.correct = std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
-    return std::memcmp(&x, &y, sizeof(float)) == 0;
-  });
-  return p;
 }
 
 // ---- 4. a barrier after every round --------------------------------------------------------------
@@ -281,21 +261,24 @@ LoadPoint load_point(cudalab::Benchmarker& bench, const ReadSet& set, int warps_
   }
 }
 
-CopyPoint copy_point(cudalab::Benchmarker& bench, const float* in, float* out, std::size_t n, int threads,
-                     int blocks_per_sm, int loads, bool vector) {
-  if (n == 0 || n % 4 != 0) throw std::invalid_argument("copy_point: n must be a positive multiple of 4");
-  if (threads < 32 || threads > 1024 || threads % 32 != 0) throw std::invalid_argument("copy_point: threads 32 .. 1024, whole warps");
-  if (blocks_per_sm < 1) throw std::invalid_argument("copy_point: blocks per SM >= 1");
+void launch_copy(const float* in, float* out, std::size_t n, int threads, int blocks_per_sm, int loads, bool vector) {
+  if (n == 0 || n % 4 != 0) throw std::invalid_argument("launch_copy: n must be a positive multiple of 4");
+  if (threads < 32 || threads > 1024 || threads % 32 != 0) throw std::invalid_argument("launch_copy: threads 32 .. 1024, whole warps");
+  if (blocks_per_sm < 1) throw std::invalid_argument("launch_copy: blocks per SM >= 1");
   if (!vector) {
-    if (loads != 1) throw std::invalid_argument("copy_point: the 4-byte copy keeps one load in flight");
-    return copy_point_of<1, false>(bench, in, out, n, threads, blocks_per_sm);
+    if (loads != 1) throw std::invalid_argument("launch_copy: the 4-byte copy keeps one load in flight");
+    return launch_copy_of<1, false>(in, out, n, threads, blocks_per_sm);
   }
   switch (loads) {
-    case 1: return copy_point_of<1, true>(bench, in, out, n, threads, blocks_per_sm);
-    case 4: return copy_point_of<4, true>(bench, in, out, n, threads, blocks_per_sm);
-    case 16: return copy_point_of<16, true>(bench, in, out, n, threads, blocks_per_sm);
-    default: throw std::invalid_argument("copy_point: loads per thread must be 1, 4 or 16");
+    case 1: return launch_copy_of<1, true>(in, out, n, threads, blocks_per_sm);
+    case 4: return launch_copy_of<4, true>(in, out, n, threads, blocks_per_sm);
+    case 16: return launch_copy_of<16, true>(in, out, n, threads, blocks_per_sm);
+    default: throw std::invalid_argument("launch_copy: loads per thread must be 1, 4 or 16");
   }
+}
+
+double copy_occupancy(int threads, int blocks_per_sm) {
+  return static_cast<double>(blocks_per_sm) * threads / 32 / max_warps_per_sm();
 }
 
 BarrierPoint barrier_point(int blocks_per_sm, bool barrier, int rounds, int slow, int fast) {

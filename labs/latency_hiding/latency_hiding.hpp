@@ -48,16 +48,11 @@ LoadPoint load_point(cudalab::Benchmarker& bench, const ReadSet& set, int warps_
 
 // 3. out = in, `n` floats (a multiple of 4), blocks of `threads` (a multiple of 32), exactly
 // `blocks_per_sm` per SM, each thread keeping `loads` (1, 4, 16) loads of 16 bytes in flight
-// (`vector` true) or one 4-byte load (`vector` false, loads 1).
-struct CopyPoint {
-  int threads = 0, blocks_per_sm = 0, loads = 0;
-  bool vector = false;
-  double occupancy = 0;     // resident warps / the SM's maximum
-  double ms = 0, gbps = 0;  // bytes read + written / median time
-  bool correct = false;     // out is in, bit for bit
-};
-CopyPoint copy_point(cudalab::Benchmarker& bench, const float* in, float* out, std::size_t n, int threads,
-                     int blocks_per_sm, int loads, bool vector);
+// (`vector` true) or one 4-byte load (`vector` false, loads 1). Enqueues one launch; the lab
+// times and checks it through common/ladder's driver.
+void launch_copy(const float* in, float* out, std::size_t n, int threads, int blocks_per_sm, int loads, bool vector);
+// Resident warps over the SM's maximum for blocks_per_sm blocks of `threads`.
+double copy_occupancy(int threads, int blocks_per_sm);
 
 // 4. 8-warp blocks, `blocks_per_sm` per SM, `rounds` rounds (a multiple of 8): in round r warp
 // r % 8 runs `slow` dependent FMAs, the others `fast`; with or without __syncthreads() after

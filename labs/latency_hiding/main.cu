@@ -5,6 +5,8 @@
 //   ./labs/latency_hiding --part copy           a copy at 25 % occupancy against one at 100 %
 //   ./labs/latency_hiding --part barrier        the notes' slow warp, with and without a barrier
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -124,39 +126,59 @@ bool memory(cudalab::Report& report, const Options& o, const cudalab::DeviceFact
 }
 
 // ---- 3 ----
-bool copies(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double copy_gbps) {
+// A ladder of copies (common/ladder's driver: poisoned, checked before and after timing).
+bool copies(cudalab::Report& report, const Options& o, const cudalab::DeviceFacts& facts, cudalab::Benchmarker& bench,
+            double copy_gbps) {
   const std::size_t n = static_cast<std::size_t>(o.bytes) / sizeof(float) / 2;  // in and out: --bytes together
   report.heading(fmt::format("Copying {} MiB: low occupancy with many loads in flight, against full occupancy with one",
                              n * sizeof(float) >> 20));
-  cudalab::DeviceBuffer<float> in(n), out(n);
-  {
-    std::vector<float> h(n);
-    for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(static_cast<std::int32_t>(lh::input_word(i)));
-    CUDA_CHECK(cudaMemcpy(in.data(), h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  }
+  std::vector<float> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(static_cast<std::int32_t>(lh::input_word(i)));
+  cudalab::DeviceBuffer<float> in(h), out(n);
   struct Config {
     const char* name;
     int threads, blocks_per_sm, loads;
     bool vector;
   };
-  const Config configs[] = {{"full_occupancy_1x4B", 256, 8, 1, false}, {"full_occupancy_1x16B", 256, 8, 1, true},
-                            {"quarter_1x16B", 256, 2, 1, true},        {"quarter_4x16B", 256, 2, 4, true},
-                            {"quarter_16x16B", 256, 2, 16, true},      {"eighth_16x16B", 128, 2, 16, true}};
-  cudalab::Table t({{"variant", "variant"}, {"occupancy_percent", "occupancy %"}, {"bytes_in_flight_per_sm", "bytes in flight/SM"},
-                    {"gbps", "GB/s"}, {"over_copy", "x copy"}, {"median_ms", "median ms"}, {"ok", "ok"}});
-  bool ok = true;
-  double best_low = 0;
+  static const Config configs[] = {{"full_occupancy_1x4B", 256, 8, 1, false}, {"full_occupancy_1x16B", 256, 8, 1, true},
+                                   {"quarter_1x16B", 256, 2, 1, true},        {"quarter_4x16B", 256, 2, 4, true},
+                                   {"quarter_16x16B", 256, 2, 16, true},      {"eighth_16x16B", 128, 2, 16, true}};
+  std::vector<cudalab::Rung> rungs;
+  std::vector<double> occupancy;
   for (const Config& c : configs) {
-    const lh::CopyPoint p = lh::copy_point(bench, in.data(), out.data(), n, c.threads, c.blocks_per_sm, c.loads, c.vector);
-    ok = ok && p.correct;
-    if (p.correct && p.occupancy <= 0.25) best_low = std::max(best_low, p.gbps);
+    cudalab::Rung r;
+    r.name = c.name;
+    r.bytes = 2.0 * static_cast<double>(n) * sizeof(float);
+    r.poison = [&out] { out.fill_bytes(0xFF); };
+    r.launch = [&in, &out, n, c] { lh::launch_copy(in.data(), out.data(), n, c.threads, c.blocks_per_sm, c.loads, c.vector); };
+    r.check = [&out, &h, name = std::string(c.name)] {
+      const std::vector<float> got = out.download();
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (std::memcmp(&got[i], &h[i], sizeof(float)) != 0) {
+          std::fprintf(stderr, "latency_hiding: %s is wrong at element %zu\n", name.c_str(), i);
+          return false;
+        }
+      }
+      return true;
+    };
+    const double occ = lh::copy_occupancy(c.threads, c.blocks_per_sm);
     const double in_flight = lh::bytes_in_flight_per_sm(c.threads / 32 * c.blocks_per_sm, c.loads, c.vector ? 16 : 4);
-    t.add_row({c.name, Value(100 * p.occupancy, 1), Value(in_flight, 0), p.correct ? Value(p.gbps, 0) : Value(),
-               p.correct ? Value(p.gbps / copy_gbps, 3) : Value(), Value(p.ms, 4), Value::shown(p.correct, p.correct ? "yes" : "NO")});
+    occupancy.push_back(occ);
+    r.cells = [occ, in_flight] {
+      return std::vector<cudalab::Cell>{{"occupancy_percent", "occupancy %", Value(100 * occ, 1)},
+                                        {"bytes_in_flight_per_sm", "bytes in flight/SM", Value(in_flight, 0)}};
+    };
+    rungs.push_back(std::move(r));
   }
-  report.table("copies", t);
+  const cudalab::LadderResult result = cudalab::run_ladder(bench, rungs);
+  cudalab::report_ladder(report, result, {facts.theoretical_bandwidth_gbps(), copy_gbps}, o.common.repeat, {true, ""});
+  double best_low = 0;
+  for (std::size_t i = 0; i < result.rungs.size(); ++i) {
+    const auto& r = result.rungs[i].result;
+    if (r.correct && r.suspect.empty() && occupancy[i] <= 0.25) best_low = std::max(best_low, r.gbps());
+  }
   report.field("best_quarter_over_copy", "best copy at <= 25 % occupancy / copy ceiling", Value(best_low / copy_gbps, 3));
-  return ok;
+  return result.all_ok;
 }
 
 // ---- 4 ----
@@ -218,7 +240,7 @@ int run(int argc, char** argv) {
     const auto ceiling = cudalab::measure_copy_ceiling(bench);
     cudalab::report_copy_ceiling(report, ceiling.gbps);
     if (o.part != "copy") ok = memory(report, o, facts, bench, ceiling.gbps) && ok;
-    if (o.part != "memory") ok = copies(report, o, bench, ceiling.gbps) && ok;
+    if (o.part != "memory") ok = copies(report, o, facts, bench, ceiling.gbps) && ok;
   }
   if (o.part == "all" || o.part == "barrier") ok = barriers(report, o) && ok;
   return ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;

@@ -16,7 +16,7 @@ namespace {
 
 namespace lh = latency_hiding;
 
-cudalab::Benchmarker quick() { return cudalab::Benchmarker({1, 2, false}); }
+cudalab::Benchmarker quick() { return cudalab::Benchmarker(cudalab::BenchmarkOptions{1, 2, false}); }
 
 TEST(LatencyHidingGpu, FmaChainsAreExactAtEveryChainCount) {
   CUDALAB_REQUIRE_GPU();
@@ -56,7 +56,6 @@ TEST(LatencyHidingGpu, ReadsSumEveryWordAtEveryWidthAndLoadCount) {
 
 TEST(LatencyHidingGpu, CopiesAreExactAndOccupancyIsWhatWasLaunched) {
   CUDALAB_REQUIRE_GPU();
-  auto bench = quick();
   const std::size_t n = (std::size_t{1} << 18) + 12;  // odd multiple of 4: the grid's last group is partial
   std::vector<float> h(n);
   for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(i) * 0.5f - 7.0f;
@@ -69,14 +68,16 @@ TEST(LatencyHidingGpu, CopiesAreExactAndOccupancyIsWhatWasLaunched) {
     bool vector;
   };
   for (const C c : {C{256, 8, 1, false}, C{256, 2, 1, true}, C{256, 2, 4, true}, C{128, 2, 16, true}, C{64, 1, 16, true}}) {
-    const lh::CopyPoint p = lh::copy_point(bench, in.data(), out.data(), n, c.threads, c.blocks, c.loads, c.vector);
-    EXPECT_TRUE(p.correct) << c.threads << " x " << c.blocks << ", " << c.loads << " loads";
-    EXPECT_DOUBLE_EQ(p.occupancy, static_cast<double>(c.threads) * c.blocks / max_threads);
+    out.fill_bytes(0xFF);
+    lh::launch_copy(in.data(), out.data(), n, c.threads, c.blocks, c.loads, c.vector);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(out.download(), h) << c.threads << " x " << c.blocks << ", " << c.loads << " loads";
+    EXPECT_DOUBLE_EQ(lh::copy_occupancy(c.threads, c.blocks), static_cast<double>(c.threads) * c.blocks / max_threads);
   }
-  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), n, 256, 1, 4, false), std::invalid_argument);
-  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), n, 256, 1, 8, true), std::invalid_argument);
-  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), 10, 256, 1, 1, true), std::invalid_argument);
-  EXPECT_THROW(lh::copy_point(bench, in.data(), out.data(), n, 1024, 64, 1, true), std::invalid_argument);  // does not fit
+  EXPECT_THROW(lh::launch_copy(in.data(), out.data(), n, 256, 1, 4, false), std::invalid_argument);
+  EXPECT_THROW(lh::launch_copy(in.data(), out.data(), n, 256, 1, 8, true), std::invalid_argument);
+  EXPECT_THROW(lh::launch_copy(in.data(), out.data(), 10, 256, 1, 1, true), std::invalid_argument);
+  EXPECT_THROW(lh::launch_copy(in.data(), out.data(), n, 1024, 64, 1, true), std::invalid_argument);  // does not fit
 }
 
 TEST(LatencyHidingGpu, BarrierRoundsCountEveryFmaWithAndWithoutTheBarrier) {
