@@ -230,6 +230,39 @@ __global__ void __launch_bounds__(32 * kBarrierWarps) rounds_kernel(int rounds, 
   out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = x;
 }
 
+// ---- 5. the bottleneck walk's kernel ----------------------------------------------------------
+template <bool Strided, bool Conflicted, bool Divergent>
+__global__ void __launch_bounds__(kMysteryThreads) mystery_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                                                  std::size_t n, int work) {
+  __shared__ float tile[32][Conflicted ? 32 : 33];
+  const std::size_t g = static_cast<std::size_t>(blockIdx.x) * kMysteryThreads + threadIdx.x;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::size_t src = Strided ? (g % (n / 32)) * 32 + g / (n / 32) : g;
+  tile[warp][lane] = in[src];
+  __syncthreads();
+  float x = tile[lane][warp];  // down a column: 32 lanes, 32 rows
+  const bool first = Divergent ? (lane % 2 == 0) : (warp % 2 == 0);
+  if (first) {
+    for (int i = 0; i < work; ++i) x = fmaf(x, 0.5f, 1.0f);
+  } else {
+    for (int i = 0; i < work; ++i) x = fmaf(x, 0.25f, 2.0f);
+  }
+  out[g] = x;
+}
+
+template <bool S, bool C, bool D>
+const void* mystery_of() {
+  return reinterpret_cast<const void*>(mystery_kernel<S, C, D>);
+}
+const void* mystery_function(Flaws f) {
+  const int k = (f.strided ? 4 : 0) + (f.conflicted ? 2 : 0) + (f.divergent ? 1 : 0);
+  static const void* const table[8] = {mystery_of<false, false, false>(), mystery_of<false, false, true>(),
+                                       mystery_of<false, true, false>(),  mystery_of<false, true, true>(),
+                                       mystery_of<true, false, false>(),  mystery_of<true, false, true>(),
+                                       mystery_of<true, true, false>(),   mystery_of<true, true, true>()};
+  return table[k];
+}
+
 }  // namespace
 
 FmaPoint fma_point(cudalab::Benchmarker& bench, int warps_per_sm, int chains, int iters) {
@@ -319,6 +352,26 @@ BarrierPoint barrier_point(int blocks_per_sm, bool barrier, int rounds, int slow
     if (v[i] != rounds_expected(static_cast<int>(i % threads), rounds, slow, fast)) p.correct = false;
   }
   return p;
+}
+
+void launch_mystery(Flaws f, const float* in, float* out, std::size_t n, int work) {
+  if (n == 0 || n % kMysteryThreads != 0) throw std::invalid_argument("launch_mystery: n must be a positive multiple of 1024");
+  if (work < 0 || work > 4096) throw std::invalid_argument("launch_mystery: work 0 .. 4096");
+  const auto blocks = static_cast<unsigned>(n / kMysteryThreads);
+  void* args[] = {&in, &out, &n, &work};
+  CUDA_CHECK(cudaLaunchKernel(mystery_function(f), dim3(blocks), dim3(kMysteryThreads), args, 0, nullptr));
+  CUDA_CHECK_LAUNCH("mystery_kernel");
+}
+
+KernelFacts mystery_facts(Flaws f) {
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, mystery_function(f)));
+  KernelFacts k;
+  k.registers = attr.numRegs;
+  k.shared_bytes = static_cast<int>(attr.sharedSizeBytes);
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, mystery_function(f), kMysteryThreads, 0));
+  k.occupancy = static_cast<double>(k.blocks_per_sm) * kMysteryThreads / 32 / max_warps_per_sm();
+  return k;
 }
 
 }  // namespace latency_hiding

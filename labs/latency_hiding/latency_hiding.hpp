@@ -12,6 +12,7 @@
 
 #include "common/device_buffer.hpp"
 #include "common/timer.hpp"
+#include "reference.hpp"
 
 namespace latency_hiding {
 
@@ -65,6 +66,18 @@ struct BarrierPoint {
   bool correct = false;
 };
 BarrierPoint barrier_point(int blocks_per_sm, bool barrier, int rounds, int slow, int fast);
+
+// 5. The bottleneck walk: reference.hpp's mystery kernel with any of its three flaws (a strided
+// load, a shared-memory tile read down its columns without padding, a branch on the lane's
+// parity). n a multiple of 1024; `work` dependent FMAs per element (0 .. 4096).
+void launch_mystery(Flaws f, const float* in, float* out, std::size_t n, int work);
+// What the compiler and the runtime say of it: registers per thread, static shared memory per
+// block, resident blocks per SM and the occupancy they give.
+struct KernelFacts {
+  int registers = 0, shared_bytes = 0, blocks_per_sm = 0;
+  double occupancy = 0;
+};
+KernelFacts mystery_facts(Flaws f);
 
 // Every launcher sizes its grid to be resident at once (blocks per SM x SMs) and throws
 // std::invalid_argument for a configuration the CUDA runtime says does not fit, or for an

@@ -4,6 +4,7 @@
 //   ./labs/latency_hiding --part memory --bytes 1G     bandwidth against bytes in flight
 //   ./labs/latency_hiding --part copy           a copy at 25 % occupancy against one at 100 %
 //   ./labs/latency_hiding --part barrier        the notes' slow warp, with and without a barrier
+//   ./labs/latency_hiding --part walk           three kernels, the bottleneck checklist, each fix tried
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -204,10 +205,88 @@ bool barriers(cudalab::Report& report, const Options& o) {
   return ok;
 }
 
+// ---- 5 ----
+// Three kernels with one flaw each, walked through the hardware note's checklist: what the
+// compiler and the occupancy API say, then each of the three fixes tried on each kernel. The
+// fix that makes a kernel fastest names its bottleneck; a fix for a flaw it does not have runs
+// the same kernel again (its speedup is the noise).
+bool walk(cudalab::Report& report, const Options& o, const cudalab::DeviceFacts& facts, cudalab::Benchmarker& bench,
+          double copy_gbps) {
+  const std::size_t n = static_cast<std::size_t>(o.bytes) / sizeof(float) / 2 / lh::kMysteryThreads * lh::kMysteryThreads;
+  report.heading(fmt::format("The bottleneck walk: three kernels, {} floats in and out, each fix tried on each", n));
+  std::vector<float> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(lh::input_word(i) % 1000) * 0.001f;
+  cudalab::DeviceBuffer<float> in(h), out(n);
+  struct Mystery {
+    const char* name;
+    lh::Flaws flaws;
+    int work;
+  };
+  const Mystery kernels[] = {{"kernel_a", {true, false, false}, 0},
+                             {"kernel_b", {false, true, false}, 0},
+                             {"kernel_c", {false, false, true}, 256}};
+  struct Fix {
+    const char* name;
+    lh::Flaws (*apply)(lh::Flaws);
+  };
+  const Fix fixes[] = {{"as_is", [](lh::Flaws f) { return f; }},
+                       {"coalesce_the_load", [](lh::Flaws f) { f.strided = false; return f; }},
+                       {"pad_the_tile", [](lh::Flaws f) { f.conflicted = false; return f; }},
+                       {"branch_per_warp", [](lh::Flaws f) { f.divergent = false; return f; }}};
+  cudalab::MeasurementTable rows({facts.theoretical_bandwidth_gbps(), copy_gbps});
+  cudalab::Table verdicts({{"kernel", "kernel"}, {"registers", "regs/thread"}, {"shared_bytes", "shared B/block"},
+                           {"occupancy_percent", "occupancy % (API)"}, {"bottleneck", "fastest fix"},
+                           {"speedup", "its speedup"}});
+  bool ok = true;
+  for (const Mystery& m : kernels) {
+    std::vector<cudalab::Rung> rungs;
+    for (const Fix& fx : fixes) {
+      const lh::Flaws f = fx.apply(m.flaws);
+      cudalab::Rung r;
+      r.name = fx.name;
+      r.bytes = 2.0 * static_cast<double>(n) * sizeof(float);
+      r.poison = [&out] { out.fill_bytes(0xFF); };
+      r.launch = [&in, &out, n, f, work = m.work] { lh::launch_mystery(f, in.data(), out.data(), n, work); };
+      r.check = [&out, &h, f, work = m.work, name = std::string(m.name) + "/" + fx.name] {
+        const std::vector<float> got = out.download();
+        // whole blocks: every 127th and the last one (a block's threads trade values through the tile)
+        const std::size_t blocks = got.size() / lh::kMysteryThreads;
+        for (std::size_t b = 0; b < blocks; b = (b + 127 < blocks || b + 1 == blocks) ? b + 127 : blocks - 1) {
+          for (std::size_t g = b * lh::kMysteryThreads; g < (b + 1) * lh::kMysteryThreads; ++g) {
+            if (got[g] != lh::mystery_expected(h, g, f, work)) {
+              std::fprintf(stderr, "latency_hiding: %s is wrong at element %zu\n", name.c_str(), g);
+              return false;
+            }
+          }
+        }
+        return true;
+      };
+      rungs.push_back(std::move(r));
+    }
+    const cudalab::LadderResult result = cudalab::run_ladder(bench, rungs);
+    rows.add(result, {{"kernel", "kernel", m.name}});
+    ok = ok && result.all_ok;
+    const lh::KernelFacts k = lh::mystery_facts(m.flaws);
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(result.rungs.size()); ++i) {
+      const auto& r = result.rungs[static_cast<std::size_t>(i)].result;
+      if (r.correct && r.timing.median_ms < result.rungs[static_cast<std::size_t>(best)].result.timing.median_ms) best = i;
+    }
+    const double as_is = result.rungs[0].result.timing.median_ms;
+    const double speedup = as_is / result.rungs[static_cast<std::size_t>(best)].result.timing.median_ms;
+    verdicts.add_row({m.name, k.registers, k.shared_bytes, Value(100 * k.occupancy, 1),
+                      speedup >= 1.2 ? fixes[best].name : "none of the three", Value(speedup, 2)});
+  }
+  report.table("walk", rows.table());
+  report.table("walk_verdicts", verdicts);
+  return ok;
+}
+
 int run(int argc, char** argv) {
   Options o;
   cudalab::Cli cli("latency_hiding", "How warps (TLP) and independent instructions (ILP) hide latency, with Little's law");
-  cli.option("--part", o.part, "which experiment: all, arith, memory, copy, barrier", {"all", "arith", "memory", "copy", "barrier"});
+  cli.option("--part", o.part, "which experiment: all, arith, memory, copy, barrier, walk",
+             {"all", "arith", "memory", "copy", "barrier", "walk"});
   cli.option("--max-warps", o.max_warps, "the most warps per SM swept (1, 2, 4 ... this; a power of two)", 1, 64);
   cli.option("--chains", o.chains, "FMA chains per thread: 1, 2, 4 or 8 (default: all four)", 0, 8);
   cli.option("--bytes", o.bytes, "bytes read in the memory experiment (and in + out of the copy); far above the L2",
@@ -235,12 +314,13 @@ int run(int argc, char** argv) {
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   bool ok = true;
   if (o.part == "all" || o.part == "arith") ok = arithmetic(report, o, facts, bench) && ok;
-  if (o.part == "all" || o.part == "memory" || o.part == "copy") {
+  if (o.part == "all" || o.part == "memory" || o.part == "copy" || o.part == "walk") {
     cudalab::require_device_memory(static_cast<double>(o.bytes), "--bytes");
     const auto ceiling = cudalab::measure_copy_ceiling(bench);
     cudalab::report_copy_ceiling(report, ceiling.gbps);
-    if (o.part != "copy") ok = memory(report, o, facts, bench, ceiling.gbps) && ok;
-    if (o.part != "memory") ok = copies(report, o, facts, bench, ceiling.gbps) && ok;
+    if (o.part == "all" || o.part == "memory") ok = memory(report, o, facts, bench, ceiling.gbps) && ok;
+    if (o.part == "all" || o.part == "copy") ok = copies(report, o, facts, bench, ceiling.gbps) && ok;
+    if (o.part == "all" || o.part == "walk") ok = walk(report, o, facts, bench, ceiling.gbps) && ok;
   }
   if (o.part == "all" || o.part == "barrier") ok = barriers(report, o) && ok;
   return ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;

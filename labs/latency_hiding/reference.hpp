@@ -3,6 +3,7 @@
 // FMAs a sub-partition needs in flight, Little's law for bytes in flight, a round's cycles with
 // and without a barrier) and what every kernel must have computed.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -86,6 +87,31 @@ inline float rounds_expected(int thread, int rounds, int slow, int fast) {
                    static_cast<double>(rounds - rounds / kBarrierWarps) * fast;
   if (v >= 16777216.0) throw std::invalid_argument("rounds_expected: the count must stay below 2^24");
   return static_cast<float>(v);
+}
+
+// The bottleneck walk's kernel (latency_hiding.cu, mystery_kernel): blocks of 1024 threads,
+// thread g = block * 1024 + t. It loads element source(g) (g itself, or, strided, the element
+// 32 further along for every lane: (g % (n / 32)) * 32 + g / (n / 32), a permutation of 0 .. n-1
+// when n is a multiple of 32), writes it to row t / 32, column t % 32 of a shared 32 x 32 tile,
+// reads back row t % 32, column t / 32 (the value thread 32 (t % 32) + t / 32 loaded), runs `work`
+// dependent FMAs on it, x = x * 0.5 + 1 on one side of a branch and x = x * 0.25 + 2 on the
+// other (the side: the lane's parity, divergent; the warp's, uniform), and stores it at g.
+constexpr int kMysteryThreads = 1024;
+struct Flaws {
+  bool strided = false, conflicted = false, divergent = false;
+};
+inline std::size_t mystery_source(std::size_t g, std::size_t n, bool strided) {
+  return strided ? (g % (n / 32)) * 32 + g / (n / 32) : g;
+}
+inline float mystery_expected(const std::vector<float>& in, std::size_t g, Flaws f, int work) {
+  const std::size_t n = in.size();
+  const std::size_t block = g / kMysteryThreads, t = g % kMysteryThreads;
+  const std::size_t warp = t / 32, lane = t % 32;
+  const std::size_t from = block * kMysteryThreads + lane * 32 + warp;  // the thread whose value comes back
+  float x = in.at(mystery_source(from, n, f.strided));
+  const bool first = f.divergent ? (lane % 2 == 0) : (warp % 2 == 0);
+  for (int i = 0; i < work; ++i) x = first ? std::fma(x, 0.5f, 1.0f) : std::fma(x, 0.25f, 2.0f);
+  return x;
 }
 
 }  // namespace latency_hiding

@@ -1,7 +1,9 @@
 // latency_hiding: the models and the expected results, on the CPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "reference.hpp"
 
@@ -62,6 +64,31 @@ TEST(BarrierModel, TheNotesSlowWarp) {
   EXPECT_DOUBLE_EQ(lh::round_cycles_without_barrier(100, 25), 137.5);
   EXPECT_EQ(lh::rounds_expected(3, 800, 100, 25), 3 + 100.0f * 100 + 700.0f * 25);
   EXPECT_THROW(lh::rounds_expected(0, 8 << 20, 100, 25), std::invalid_argument);
+}
+
+TEST(Mystery, TheStridedLoadIsAPermutationThirtyTwoApartAcrossAWarp) {
+  const std::size_t n = 4096;
+  std::vector<bool> seen(n, false);
+  for (std::size_t g = 0; g < n; ++g) {
+    const std::size_t s = lh::mystery_source(g, n, true);
+    ASSERT_LT(s, n);
+    EXPECT_FALSE(seen[s]) << g;
+    seen[s] = true;
+  }
+  EXPECT_EQ(lh::mystery_source(1, n, true) - lh::mystery_source(0, n, true), 32u);  // neighbouring lanes, 128 bytes apart
+  EXPECT_EQ(lh::mystery_source(77, n, false), 77u);
+}
+
+TEST(Mystery, TheTileTradesValuesAcrossTheDiagonalAndTheBranchSideFollowsTheFlag) {
+  std::vector<float> in(2048);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  // thread (warp 2, lane 5) of block 1 reads back what thread (warp 5, lane 2) loaded
+  const std::size_t g = 1024 + 2 * 32 + 5;
+  EXPECT_EQ(lh::mystery_expected(in, g, {}, 0), static_cast<float>(1024 + 5 * 32 + 2));
+  // one step: lane 5 is odd (divergent: the second side), warp 2 even (uniform: the first side)
+  const float v = static_cast<float>(1024 + 5 * 32 + 2);
+  EXPECT_EQ(lh::mystery_expected(in, g, {false, false, true}, 1), std::fma(v, 0.25f, 2.0f));
+  EXPECT_EQ(lh::mystery_expected(in, g, {false, false, false}, 1), std::fma(v, 0.5f, 1.0f));
 }
 
 }  // namespace

@@ -94,4 +94,29 @@ TEST(LatencyHidingGpu, BarrierRoundsCountEveryFmaWithAndWithoutTheBarrier) {
   EXPECT_THROW(lh::barrier_point(1, true, 16, 0, 5), std::invalid_argument);
 }
 
+TEST(LatencyHidingGpu, EveryMysteryKernelMatchesTheCpuAndReportsItsResources) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = 3 * 1024 * 32;  // n / 32 not a multiple of 1024: the strided map crosses blocks
+  std::vector<float> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(i % 977) * 0.01f;
+  cudalab::DeviceBuffer<float> in(h), out(n);
+  for (int k = 0; k < 8; ++k) {
+    const lh::Flaws f{(k & 4) != 0, (k & 2) != 0, (k & 1) != 0};
+    out.fill_bytes(0xFF);
+    lh::launch_mystery(f, in.data(), out.data(), n, 5);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto got = out.download();
+    for (std::size_t g = 0; g < n; ++g) {
+      ASSERT_EQ(got[g], lh::mystery_expected(h, g, f, 5)) << "flaws " << k << ", element " << g;
+    }
+    const lh::KernelFacts facts = lh::mystery_facts(f);
+    EXPECT_GT(facts.registers, 0);
+    EXPECT_EQ(facts.shared_bytes, f.conflicted ? 32 * 32 * 4 : 32 * 33 * 4);
+    EXPECT_GE(facts.blocks_per_sm, 1);
+    EXPECT_GT(facts.occupancy, 0);
+  }
+  EXPECT_THROW(lh::launch_mystery({}, in.data(), out.data(), 1000, 0), std::invalid_argument);
+  EXPECT_THROW(lh::launch_mystery({}, in.data(), out.data(), n, -1), std::invalid_argument);
+}
+
 }  // namespace
