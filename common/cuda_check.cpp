@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace cudalab {
 
 namespace {
@@ -30,6 +34,18 @@ void check_launch(const char* kernel, const char* file, int line) {
   const std::string sync = fmt::format("cudaDeviceSynchronize after {}", kernel);
   check_cuda(cudaDeviceSynchronize(), sync.c_str(), file, line);
 #endif
+}
+
+void allow_dynamic_shared_memory(const void* kernel, int bytes) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, int> raised;  // (device, kernel): the limit set
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  int& limit = raised[{device, kernel}];
+  if (limit >= bytes) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  limit = bytes;
 }
 
 }  // namespace cudalab

@@ -38,6 +38,17 @@ void check_cuda(cudaError_t code, const char* call, const char* file, int line);
 // builds (CUDALAB_SYNC_AFTER_LAUNCH), synchronizes so faults surface at the guilty launch.
 void check_launch(const char* kernel, const char* file, int line);
 
+// More than 48 KB of dynamic shared memory per block needs the kernel's opt-in
+// (cudaFuncAttributeMaxDynamicSharedMemorySize). Raises `kernel`'s limit to `bytes` on the current
+// device the first time that device and kernel ask for this much; later calls are a lookup (the
+// launchers call it before every launch, timed loops included). Keyed by the kernel's address: two
+// kernels of one type (template instances, a table of launchers) each get their own opt-in.
+void allow_dynamic_shared_memory(const void* kernel, int bytes);
+template <typename... Args>
+void allow_dynamic_shared_memory(void (*kernel)(Args...), int bytes) {
+  allow_dynamic_shared_memory(reinterpret_cast<const void*>(kernel), bytes);
+}
+
 }  // namespace cudalab
 
 #define CUDA_CHECK(call) ::cudalab::check_cuda((call), #call, __FILE__, __LINE__)

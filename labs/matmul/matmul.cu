@@ -584,13 +584,7 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, bool Vec>
 void launch_async_as(const Problem& p, int k_chunk, int splits, float* partial) {
   using S = AsyncShape<BM, BN, BK, WM, WN, Stages>;
   auto kernel = matmul_async<BM, BN, BK, WM, WN, Stages, Vec>;
-  static bool opted_in[64] = {};  // per device: raise the dynamic shared-memory limit once (> 48 KB)
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (!opted_in[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-    opted_in[device % 64] = true;
-  }
+  cudalab::allow_dynamic_shared_memory(kernel, S::kSmemBytes);  // > 48 KB
   constexpr int threads = WarpTile<BM, BN, WM, WN>::kThreads;
   const dim3 grid(blocks(p.n, BN), blocks(p.m, BM), static_cast<unsigned>(splits));
   kernel<<<grid, threads, S::kSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k, k_chunk, partial);

@@ -348,18 +348,10 @@ void launch_wmma(const Problem& p) {
   }
 }
 
-// More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device
-// (one flag per instantiation: the kernels have the same type).
 template <bool Vec, int Layout, typename T>
 void launch_mma_sync_of(const Problem& p) {
   constexpr int bytes = MmaLayout<Layout, T>::smem_bytes;
-  static bool allowed[64] = {};
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (!allowed[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(matmul_mma_sync<Vec, Layout, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    allowed[device % 64] = true;
-  }
+  cudalab::allow_dynamic_shared_memory(matmul_mma_sync<Vec, Layout, T>, bytes);  // > 48 KB
   const Shape s{T::BM, T::BN, T::BK, T::threads, T::stages};
   matmul_mma_sync<Vec, Layout, T><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
 }

@@ -262,19 +262,6 @@ class Operands {
   void* pb_ = nullptr;
 };
 
-// More than 48 KB of dynamic shared memory needs the kernel's opt-in, once per kernel and device:
-// one flag set per Rung (the two kernels have the same type).
-template <int Rung, typename Kernel>
-void allow_smem(Kernel kernel, int bytes) {
-  static bool allowed[64] = {};
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (!allowed[device % 64]) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    allowed[device % 64] = true;
-  }
-}
-
 dim3 grid_for(int m, int n, int bm, int bn) {
   return dim3(static_cast<unsigned>(cudalab::ceil_div(n, bn)), static_cast<unsigned>(cudalab::ceil_div(m, bm)));
 }
@@ -312,7 +299,7 @@ bool direct(const std::uint16_t* a, const std::uint16_t* b, int n, int k) {
 
 void launch_tma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
   constexpr int bytes = smem_bytes<kTmaBM, kTmaBN, kTmaStages>();
-  allow_smem<1>(matmul_wgmma_tma, bytes);
+  cudalab::allow_dynamic_shared_memory(matmul_wgmma_tma, bytes);
   const Operands ops(a, b, m, n, k, stream);
   matmul_wgmma_tma<<<grid_for(m, n, kTmaBM, kTmaBN), kTmaThreads, bytes, stream>>>(ops.map_a(m, kTmaBM), ops.map_b(k), c,
                                                                                    m, n, k);
@@ -322,7 +309,7 @@ void launch_tma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m,
 void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                              cudaStream_t stream) {
   constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>();
-  allow_smem<2>(matmul_wgmma_ws, bytes);
+  cudalab::allow_dynamic_shared_memory(matmul_wgmma_ws, bytes);
   const Operands ops(a, b, m, n, k, stream);
   matmul_wgmma_ws<<<grid_for(m, n, kWsBM, kWsBN), kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM), ops.map_b(k), c, m,
                                                                                n, k);
