@@ -149,6 +149,25 @@ LoadPoint load_point_of(cudalab::Benchmarker& bench, const ReadSet& set, int war
   return p;
 }
 
+template <int Loads, typename V>
+bool load_point_fits_of(int warps_per_sm) {
+  const Shape s = shape_for(warps_per_sm, "load_point");
+  int fit = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, read_kernel<Loads, V>, s.threads, 0));
+  return fit >= s.blocks_per_sm;
+}
+template <typename V>
+bool load_point_fits_width(int warps_per_sm, int loads) {
+  switch (loads) {
+    case 1: return load_point_fits_of<1, V>(warps_per_sm);
+    case 2: return load_point_fits_of<2, V>(warps_per_sm);
+    case 4: return load_point_fits_of<4, V>(warps_per_sm);
+    case 8: return load_point_fits_of<8, V>(warps_per_sm);
+    case 16: return load_point_fits_of<16, V>(warps_per_sm);
+    default: throw std::invalid_argument("load_point: loads per thread must be 1, 2, 4, 8 or 16");
+  }
+}
+
 template <typename V>
 LoadPoint load_point_width(cudalab::Benchmarker& bench, const ReadSet& set, int warps_per_sm, int loads) {
   switch (loads) {
@@ -290,6 +309,15 @@ LoadPoint load_point(cudalab::Benchmarker& bench, const ReadSet& set, int warps_
     case 4: return load_point_width<unsigned>(bench, set, warps_per_sm, loads);
     case 8: return load_point_width<uint2>(bench, set, warps_per_sm, loads);
     case 16: return load_point_width<uint4>(bench, set, warps_per_sm, loads);
+    default: throw std::invalid_argument("load_point: the load width must be 4, 8 or 16 bytes");
+  }
+}
+
+bool load_point_fits(int warps_per_sm, int loads, int width) {
+  switch (width) {
+    case 4: return load_point_fits_width<unsigned>(warps_per_sm, loads);
+    case 8: return load_point_fits_width<uint2>(warps_per_sm, loads);
+    case 16: return load_point_fits_width<uint4>(warps_per_sm, loads);
     default: throw std::invalid_argument("load_point: the load width must be 4, 8 or 16 bytes");
   }
 }

@@ -46,6 +46,10 @@ struct LoadPoint {
   bool correct = false;     // the partial sums add up to the input's sum
 };
 LoadPoint load_point(cudalab::Benchmarker& bench, const ReadSet& set, int warps_per_sm, int loads, int width);
+// Whether that many warps of the read kernel with `loads` loads of `width` bytes are resident on
+// an SM at once (the occupancy API: at 64 warps a thread has 32 registers, and 16 loads of 16
+// bytes alone need 64). load_point throws where this is false.
+bool load_point_fits(int warps_per_sm, int loads, int width);
 
 // 3. out = in, `n` floats (a multiple of 4), blocks of `threads` (a multiple of 32), exactly
 // `blocks_per_sm` per SM, each thread keeping `loads` (1, 4, 16) loads of 16 bytes in flight

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/bandwidth.hpp"
 #include "common/cli.hpp"
@@ -83,9 +84,16 @@ bool memory(cudalab::Report& report, const Options& o, const cudalab::DeviceFact
                              o.bytes >> 20));
   const lh::ReadSet set(static_cast<std::size_t>(o.bytes));
   std::vector<lh::LoadPoint> points;
+  std::vector<std::string> unfit;  // more registers a thread than that many warps leave it
   for (int w : powers_of_two_up_to(o.max_warps)) {
     for (int width : {4, 8, 16}) {
-      for (int loads : {1, 2, 4, 8, 16}) points.push_back(lh::load_point(bench, set, w, loads, width));
+      for (int loads : {1, 2, 4, 8, 16}) {
+        if (lh::load_point_fits(w, loads, width)) {
+          points.push_back(lh::load_point(bench, set, w, loads, width));
+        } else {
+          unfit.push_back(fmt::format("{} x {} B at {} warps", loads, width, w));
+        }
+      }
     }
   }
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
@@ -101,6 +109,10 @@ bool memory(cudalab::Report& report, const Options& o, const cudalab::DeviceFact
                p.correct ? Value(p.gbps / copy_gbps, 3) : Value(), Value(p.ms, 4), Value::shown(p.correct, p.correct ? "yes" : "NO")});
   }
   report.table("reads", t);
+  if (!unfit.empty()) {
+    report.note(fmt::format("  not run (a thread would need more registers than its warps per SM leave it): {}",
+                            fmt::join(unfit, ", ")));
+  }
   // Little's law both ways: the fewest bytes in flight give the latency (nothing queues there);
   // that latency times the copy ceiling gives the bytes in flight the DRAM needs.
   const lh::LoadPoint& low = points.front();

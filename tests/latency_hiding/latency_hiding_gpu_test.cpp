@@ -43,12 +43,19 @@ TEST(LatencyHidingGpu, ReadsSumEveryWordAtEveryWidthAndLoadCount) {
   for (int w : {1, 7, 64}) {
     for (int width : {4, 8, 16}) {
       for (int loads : {1, 2, 4, 8, 16}) {
+        if (!lh::load_point_fits(w, loads, width)) {
+          EXPECT_EQ(w, 64) << loads << " loads of " << width << " bytes do not fit at " << w << " warps";
+          EXPECT_THROW(lh::load_point(bench, set, w, loads, width), std::invalid_argument);
+          continue;
+        }
         const lh::LoadPoint p = lh::load_point(bench, set, w, loads, width);
         EXPECT_TRUE(p.correct) << w << " warps, " << loads << " loads of " << width << " bytes";
         EXPECT_DOUBLE_EQ(p.bytes_in_flight_per_sm, lh::bytes_in_flight_per_sm(w, loads, width));
       }
     }
   }
+  EXPECT_TRUE(lh::load_point_fits(64, 1, 4));    // 32 registers a thread are plenty for one load
+  EXPECT_FALSE(lh::load_point_fits(64, 16, 16));  // 64 registers of data alone
   EXPECT_THROW(lh::load_point(bench, set, 4, 3, 4), std::invalid_argument);
   EXPECT_THROW(lh::load_point(bench, set, 4, 1, 2), std::invalid_argument);
   EXPECT_THROW(lh::ReadSet(10), std::invalid_argument);
