@@ -38,15 +38,16 @@ void require_resident(Kernel kernel, int threads, int blocks_per_sm, const char*
                                 " do)");
   }
 }
-// warps per SM as blocks: up to 32 warps in one block, more in blocks of 32 warps.
+// warps per SM as blocks: up to `block_warps` warps in one block, more in blocks of that many.
 struct Shape {
   int threads, blocks_per_sm;
 };
-Shape shape_for(int warps_per_sm, const char* what) {
-  if (warps_per_sm < 1 || (warps_per_sm > 32 && warps_per_sm % 32 != 0)) {
-    throw std::invalid_argument(std::string(what) + ": warps per SM must be 1 .. 32 or a multiple of 32");
+Shape shape_for(int warps_per_sm, const char* what, int block_warps = 32) {
+  if (warps_per_sm < 1 || (warps_per_sm > block_warps && warps_per_sm % block_warps != 0)) {
+    throw std::invalid_argument(std::string(what) + ": warps per SM must be 1 .. " + std::to_string(block_warps) +
+                                " or a multiple of " + std::to_string(block_warps));
   }
-  return warps_per_sm <= 32 ? Shape{32 * warps_per_sm, 1} : Shape{1024, warps_per_sm / 32};
+  return warps_per_sm <= block_warps ? Shape{32 * warps_per_sm, 1} : Shape{32 * block_warps, warps_per_sm / block_warps};
 }
 double longest_hz(const std::vector<long long>& cycles, double ms) {
   return static_cast<double>(*std::max_element(cycles.begin(), cycles.end())) / (ms * 1e-3);
@@ -106,28 +107,34 @@ __device__ __forceinline__ std::uint32_t sum_of(uint2 v) { return v.x + v.y; }
 __device__ __forceinline__ std::uint32_t sum_of(uint4 v) { return v.x + v.y + v.z + v.w; }
 
 // Thread t of T reads vectors t, t + T, ... in groups of Loads: all Loads loads of a group are
-// issued before the first is used, so each thread has Loads requests in flight.
+// issued before the first is used, so each thread has Loads requests in flight. That needs a
+// register for every loaded word (64 for 16 loads of 16 bytes): blocks of at most 8 warps
+// (kReadBlockWarps) let ptxas use them; without the bound it keeps to 32 registers and adds
+// each value before it issues the later loads (fewer bytes in flight than the table says).
+constexpr int kReadBlockWarps = 8;
 template <int Loads, typename V>
-__global__ void read_kernel(const V* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial) {
+__global__ void __launch_bounds__(32 * kReadBlockWarps, 1) read_kernel(const V* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial) {
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::uint32_t s = 0;
-  for (std::size_t base = t; base < n; base += threads * Loads) {
+  std::size_t base = t;
+  // Whole groups without a bounds check between the loads: a check per load splits them into
+  // basic blocks, and ptxas then adds each value before the next load is issued (32 registers
+  // for 16 loads of 16 bytes, about one load in flight).
+  for (; base + (Loads - 1) * threads < n; base += threads * Loads) {
     V v[Loads];
 #pragma unroll
-    for (int k = 0; k < Loads; ++k) {
-      const std::size_t i = base + k * threads;
-      v[k] = i < n ? in[i] : V{};
-    }
+    for (int k = 0; k < Loads; ++k) v[k] = in[base + k * threads];
 #pragma unroll
     for (int k = 0; k < Loads; ++k) s += sum_of(v[k]);
   }
+  for (; base < n; base += threads) s += sum_of(in[base]);  // the last, partial group
   partial[t] = s;
 }
 
 template <int Loads, typename V>
 LoadPoint load_point_of(cudalab::Benchmarker& bench, const ReadSet& set, int warps_per_sm) {
-  const Shape s = shape_for(warps_per_sm, "load_point");
+  const Shape s = shape_for(warps_per_sm, "load_point", kReadBlockWarps);
   require_resident(read_kernel<Loads, V>, s.threads, s.blocks_per_sm, "load_point");
   const int blocks = sm_count() * s.blocks_per_sm;
   const std::size_t threads = static_cast<std::size_t>(blocks) * s.threads;
@@ -151,7 +158,7 @@ LoadPoint load_point_of(cudalab::Benchmarker& bench, const ReadSet& set, int war
 
 template <int Loads, typename V>
 bool load_point_fits_of(int warps_per_sm) {
-  const Shape s = shape_for(warps_per_sm, "load_point");
+  const Shape s = shape_for(warps_per_sm, "load_point", kReadBlockWarps);
   int fit = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, read_kernel<Loads, V>, s.threads, 0));
   return fit >= s.blocks_per_sm;
