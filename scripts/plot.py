@@ -314,6 +314,45 @@ def plot_latency(b, gpu, out):
     save(fig, out, "latency.png")
 
 
+def plot_latency_hiding(b, gpu, out):
+    r = b["runs"]["latency_hiding"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
+    chains = sorted({row["chains"] for row in r["fma"]})
+    for c in chains:
+        rows = sorted((row for row in r["fma"] if row["chains"] == c and row["ok"]), key=lambda row: row["warps_per_sm"])
+        line, = left.plot([row["warps_per_sm"] for row in rows], [row["percent_of_peak_at_clock"] for row in rows],
+                          marker="o", label=f"{c} chain{'s' if c > 1 else ''} per thread")
+        left.plot([row["warps_per_sm"] for row in rows], [row["model_percent"] for row in rows], linestyle=":",
+                  color=line.get_color(), linewidth=1)
+    left.set_xscale("log", base=2)
+    left.set_xlabel("warps per SM")
+    left.set_ylabel("% of the FP32 peak at the measured clock")
+    left.set_ylim(0, 105)
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=8, loc="lower right", title="measured (dotted: the 4-cycle issue model)", title_fontsize=8)
+    left.set_title("Dependent FMA chains: warps (TLP) x chains (ILP)")
+    copy = r["copy_ceiling_gbps"]
+    for width, marker in ((4, "o"), (8, "s"), (16, "^")):
+        rows = [row for row in r["reads"] if row["width"] == width and row["ok"]]
+        right.scatter([row["bytes_in_flight_per_sm"] for row in rows], [row["gbps"] for row in rows], marker=marker, s=18,
+                      label=f"{width}-byte loads (warps x loads varied)")
+    right.axhline(copy, color="black", linewidth=1, label=f"copy ceiling: {copy:.0f} GB/s")
+    right.axhline(0.95 * copy, color="gray", linewidth=0.8, linestyle="--", label="0.95 x copy ceiling")
+    right.axvline(r["predicted_bytes_per_sm"], color="tab:red", linestyle=":",
+                  label=f"Little: {r['latency_ns']:.0f} ns x copy / SMs = {r['predicted_bytes_per_sm'] / 1024:.1f} KiB")
+    if "knee_bytes_per_sm" in r:
+        right.axvline(r["knee_bytes_per_sm"], color="tab:green", linestyle="--",
+                      label=f"knee: {r['knee_bytes_per_sm'] / 1024:.0f} KiB ({r['knee_over_prediction']:.2f} x Little)")
+    right.set_xscale("log", base=2)
+    right.set_xlabel("bytes in flight per SM (warps x 32 x loads x width)")
+    right.set_ylabel("read bandwidth (GB/s)")
+    right.grid(True, which="both", alpha=0.3)
+    right.legend(fontsize=8, loc="upper left")
+    right.set_title("Reads far above L2 against bytes in flight")
+    fig.suptitle(f"Hiding latency on {gpu}")
+    save(fig, out, "latency_hiding.png")
+
+
 def plot_transpose(b, gpu, out):
     tr = b["runs"]["transpose_8192"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
@@ -386,7 +425,7 @@ def main():
     gpu = b.get("gpu", "GPU")
     status = 0
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_matmul, plot_divergence, plot_occupancy, plot_roofline,
-               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_transpose,
+               plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_latency_hiding, plot_transpose,
                plot_coalescing):
         try:
             fn(b, gpu, args.out)
