@@ -110,19 +110,20 @@ __device__ unsigned g_table[kTableWords];
 // words take `distinct` passes (measured on the H200: 1 to 4 words cost the same, from 8 words
 // on the time is proportional to the words; the README's table). Through __ldg the words are one
 // request to one line.
-template <bool Constant>
+template <TableRead How>
 __global__ void table_reads(unsigned distinct, unsigned* __restrict__ out, std::size_t threads) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= threads) return;
-  const unsigned first = (threadIdx.x & 31u) % distinct;
+  // kConstantUniform: no lane term at all; the compiler sees an index every lane shares
+  const unsigned first = How == TableRead::kConstantUniform ? 0u : (threadIdx.x & 31u) % distinct;
   unsigned acc = 0;
 #pragma unroll 8
   for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) {
     const unsigned word = (first + 32u * r) & static_cast<unsigned>(kTableWords - 1);
-    if constexpr (Constant) {
-      acc += c_table[word];
-    } else {
+    if constexpr (How == TableRead::kLdg) {
       acc += __ldg(&g_table[word]);
+    } else {
+      acc += c_table[word];
     }
   }
   out[i] = acc;
@@ -317,7 +318,9 @@ std::vector<long long> spread_sum_reference(const std::vector<int>& in, int addr
   return sums;
 }
 
-std::string table_read_name(TableRead how) { return how == TableRead::kConstant ? "constant" : "ldg"; }
+std::string table_read_name(TableRead how) {
+  return how == TableRead::kConstant ? "constant" : how == TableRead::kLdg ? "ldg" : "constant_uniform";
+}
 
 void write_table(const std::vector<unsigned>& words) {
   if (words.size() != static_cast<std::size_t>(kTableWords)) throw std::invalid_argument("write_table: kTableWords words");
@@ -331,12 +334,17 @@ bool valid_distinct(int distinct) { return distinct >= 1 && distinct <= 32 && (d
 
 void launch_table_reads(TableRead how, int distinct, unsigned* out, std::size_t threads, int block, cudaStream_t stream) {
   if (!valid_distinct(distinct)) throw std::invalid_argument("launch_table_reads: distinct must be 1, 2, 4, 8, 16 or 32");
+  if (how == TableRead::kConstantUniform && distinct != 1) {
+    throw std::invalid_argument("launch_table_reads: the uniform index reads one word per warp (distinct 1)");
+  }
   const auto grid = static_cast<unsigned>(cudalab::ceil_div(threads, static_cast<std::size_t>(block)));
   if (grid == 0) return;
   if (how == TableRead::kConstant) {
-    table_reads<true><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+    table_reads<TableRead::kConstant><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+  } else if (how == TableRead::kLdg) {
+    table_reads<TableRead::kLdg><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
   } else {
-    table_reads<false><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+    table_reads<TableRead::kConstantUniform><<<grid, block, 0, stream>>>(1u, out, threads);
   }
   CUDA_CHECK_LAUNCH("table_reads");
 }

@@ -58,7 +58,9 @@ std::vector<long long> spread_sum_reference(const std::vector<int>& in, int addr
 // line of the global copy. out[i] = the sum of its reads (unsigned, wrapping).
 constexpr int kTableWords = 1024;
 constexpr int kTableRounds = 64;
-enum class TableRead { kConstant, kLdg };
+// kConstantUniform: distinct 1 only, the word's index a function of the round alone, so the
+// compiler knows it is the same in every lane (a uniform register, not a per-lane one).
+enum class TableRead { kConstant, kLdg, kConstantUniform };
 std::string table_read_name(TableRead how);
 void write_table(const std::vector<unsigned>& words);  // both copies; kTableWords words
 void launch_table_reads(TableRead how, int distinct, unsigned* out, std::size_t threads, int block,

@@ -125,8 +125,9 @@ TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
   mem_spaces::write_table(words);
   for (std::size_t threads : {std::size_t{1}, std::size_t{33}, std::size_t{100003}}) {
     cudalab::DeviceBuffer<unsigned> out(threads);
-    for (auto how : {mem_spaces::TableRead::kConstant, mem_spaces::TableRead::kLdg}) {
+    for (auto how : {mem_spaces::TableRead::kConstant, mem_spaces::TableRead::kLdg, mem_spaces::TableRead::kConstantUniform}) {
       for (int distinct : {1, 2, 4, 8, 16, 32}) {
+        if (how == mem_spaces::TableRead::kConstantUniform && distinct != 1) continue;
         out.fill_bytes(0xAB);
         mem_spaces::launch_table_reads(how, distinct, out.data(), threads, 256);
         const auto got = out.download();
@@ -139,6 +140,8 @@ TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
   }
   cudalab::DeviceBuffer<unsigned> out(32);
   EXPECT_THROW(mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstant, 3, out.data(), 32, 32), std::invalid_argument);
+  EXPECT_THROW(mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantUniform, 2, out.data(), 32, 32),
+               std::invalid_argument);
   EXPECT_THROW(mem_spaces::write_table(std::vector<unsigned>(5)), std::invalid_argument);
 }
 
