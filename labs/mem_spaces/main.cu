@@ -239,17 +239,17 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
       rungs.push_back(std::move(r));
     }
   }
-  {  // one word per warp read again, its index now the same in every lane by construction
+  {  // one word per warp read again, every index a compile-time constant (the rounds unrolled)
     cudalab::Rung r;
-    r.name = "constant_uniform_1";
+    r.name = "constant_known_1";
     r.poison = [&d_out] { d_out.fill_bytes(0xAB); };
-    r.launch = [&] { mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantUniform, 1, d_out.data(), threads, o.block); };
-    const unsigned want = mem_spaces::table_read_reference(words, 1, 0);
+    r.launch = [&] { mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantKnown, 1, d_out.data(), threads, o.block); };
+    const unsigned want = mem_spaces::table_read_known_reference(words);
     r.check = [&d_out, threads, want] {
       const std::vector<unsigned> got = d_out.download();
       for (std::size_t i = 0; i < threads; ++i) {
         if (got[i] != want) {
-          std::fprintf(stderr, "mem_spaces: constant_uniform_1: thread %zu summed %u, expected %u\n", i, got[i], want);
+          std::fprintf(stderr, "mem_spaces: constant_known_1: thread %zu summed %u, expected %u\n", i, got[i], want);
           return false;
         }
       }
@@ -273,13 +273,13 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
   report.table("constant_reads", t);
   const cudalab::VariantResult& uniform = ladder.rungs.back().result;
   if (uniform.correct && ms_of(0) > 0) {
-    report.field("constant_uniform_ms", "1 word, an index the compiler knows is uniform: __constant__ ms",
+    report.field("constant_known_ms", "1 word, its index known at compile time: __constant__ ms",
                  Value(uniform.timing.median_ms, 4), "ms");
-    report.field("constant_uniform_over_ldg", "that / the __ldg read of 1 word", Value(uniform.timing.median_ms / ms_of(k), 2));
-    report.field("constant_uniform_over_lane_indexed", "that / the same word indexed per lane (the 1-word row)",
+    report.field("constant_known_over_ldg", "that / the __ldg read of 1 word", Value(uniform.timing.median_ms / ms_of(k), 2));
+    report.field("constant_known_over_lane_indexed", "that / the same word indexed per lane (the 1-word row)",
                  Value(uniform.timing.median_ms / ms_of(0), 2));
   } else {
-    report.note("  1 word through a uniform index: NO (wrong sums)");
+    report.note("  1 word, index known at compile time: NO (wrong sums)");
   }
   return ladder.all_ok;
 }
