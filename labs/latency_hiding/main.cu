@@ -212,6 +212,15 @@ bool barriers(cudalab::Report& report, const Options& o) {
     }
   }
   report.table("barrier", t);
+  // The same rounds with no slow warp: what a round of `fast` FMAs costs by itself, barrier or not
+  for (bool barrier : {true, false}) {
+    const lh::BarrierPoint p = lh::barrier_point(1, barrier, o.rounds, o.fast, o.fast);
+    ok = ok && p.correct;
+    report.field(barrier ? "balanced_cycles_per_round_barrier" : "balanced_cycles_per_round_no_barrier",
+                 fmt::format("no slow warp ({} FMAs each), 1 block/SM, {} the barrier: cycles/round", o.fast,
+                             barrier ? "with" : "without"),
+                 p.correct ? Value(p.cycles_per_round, 1) : Value::shown(false, "NO"));
+  }
   report.field("idle_warp_cycles_per_round", "warp-cycles a barrier leaves idle per round (model; errata row 7)",
                Value(lh::idle_warp_cycles_per_round(o.slow, o.fast), 0));
   return ok;

@@ -239,6 +239,24 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
       rungs.push_back(std::move(r));
     }
   }
+  {  // one word per warp read again, every index a compile-time constant (the rounds unrolled)
+    cudalab::Rung r;
+    r.name = "constant_known_1";
+    r.poison = [&d_out] { d_out.fill_bytes(0xAB); };
+    r.launch = [&] { mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantKnown, 1, d_out.data(), threads, o.block); };
+    const unsigned want = mem_spaces::table_read_known_reference(words);
+    r.check = [&d_out, threads, want] {
+      const std::vector<unsigned> got = d_out.download();
+      for (std::size_t i = 0; i < threads; ++i) {
+        if (got[i] != want) {
+          std::fprintf(stderr, "mem_spaces: constant_known_1: thread %zu summed %u, expected %u\n", i, got[i], want);
+          return false;
+        }
+      }
+      return true;
+    };
+    rungs.push_back(std::move(r));
+  }
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
   const std::size_t k = distincts.size();
   cudalab::Table t({{"distinct", "words per warp read"}, {"constant_ms", "__constant__ ms"}, {"constant_x", "x 1 word"},
@@ -253,6 +271,16 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
   report.heading(fmt::format("A warp reading 1 .. 32 different words of a {}-word table, {} rounds, {} threads "
                              "(median of {})", mem_spaces::kTableWords, mem_spaces::kTableRounds, threads, o.common.repeat));
   report.table("constant_reads", t);
+  const cudalab::VariantResult& uniform = ladder.rungs.back().result;
+  if (uniform.correct && ms_of(0) > 0) {
+    report.field("constant_known_ms", "1 word, its index known at compile time: __constant__ ms",
+                 Value(uniform.timing.median_ms, 4), "ms");
+    report.field("constant_known_over_ldg", "that / the __ldg read of 1 word", Value(uniform.timing.median_ms / ms_of(k), 2));
+    report.field("constant_known_over_lane_indexed", "that / the same word indexed per lane (the 1-word row)",
+                 Value(uniform.timing.median_ms / ms_of(0), 2));
+  } else {
+    report.note("  1 word, index known at compile time: NO (wrong sums)");
+  }
   return ladder.all_ok;
 }
 

@@ -110,19 +110,30 @@ __device__ unsigned g_table[kTableWords];
 // words take `distinct` passes (measured on the H200: 1 to 4 words cost the same, from 8 words
 // on the time is proportional to the words; the README's table). Through __ldg the words are one
 // request to one line.
-template <bool Constant>
+template <TableRead How>
 __global__ void table_reads(unsigned distinct, unsigned* __restrict__ out, std::size_t threads) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= threads) return;
-  const unsigned first = (threadIdx.x & 31u) % distinct;
+  // kConstantKnown: no lane term at all; the compiler sees an index every lane shares
   unsigned acc = 0;
+  if constexpr (How == TableRead::kConstantKnown) {
+    // every round unrolled: each index is a number the compiler knows, so each word becomes an
+    // operand of the add itself (c[bank][offset] in the SASS), no load instruction at all
+#pragma unroll
+    // (16 r: a different word every round; with 32 r the rounds r and r + 32 would read the same
+    // word and the compiler would read it once)
+    for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) acc += c_table[16u * r];
+    out[i] = acc;
+    return;
+  }
+  const unsigned first = (threadIdx.x & 31u) % distinct;
 #pragma unroll 8
   for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) {
     const unsigned word = (first + 32u * r) & static_cast<unsigned>(kTableWords - 1);
-    if constexpr (Constant) {
-      acc += c_table[word];
-    } else {
+    if constexpr (How == TableRead::kLdg) {
       acc += __ldg(&g_table[word]);
+    } else {
+      acc += c_table[word];
     }
   }
   out[i] = acc;
@@ -317,7 +328,9 @@ std::vector<long long> spread_sum_reference(const std::vector<int>& in, int addr
   return sums;
 }
 
-std::string table_read_name(TableRead how) { return how == TableRead::kConstant ? "constant" : "ldg"; }
+std::string table_read_name(TableRead how) {
+  return how == TableRead::kConstant ? "constant" : how == TableRead::kLdg ? "ldg" : "constant_known";
+}
 
 void write_table(const std::vector<unsigned>& words) {
   if (words.size() != static_cast<std::size_t>(kTableWords)) throw std::invalid_argument("write_table: kTableWords words");
@@ -331,12 +344,17 @@ bool valid_distinct(int distinct) { return distinct >= 1 && distinct <= 32 && (d
 
 void launch_table_reads(TableRead how, int distinct, unsigned* out, std::size_t threads, int block, cudaStream_t stream) {
   if (!valid_distinct(distinct)) throw std::invalid_argument("launch_table_reads: distinct must be 1, 2, 4, 8, 16 or 32");
+  if (how == TableRead::kConstantKnown && distinct != 1) {
+    throw std::invalid_argument("launch_table_reads: the compile-time index reads one word per warp (distinct 1)");
+  }
   const auto grid = static_cast<unsigned>(cudalab::ceil_div(threads, static_cast<std::size_t>(block)));
   if (grid == 0) return;
   if (how == TableRead::kConstant) {
-    table_reads<true><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+    table_reads<TableRead::kConstant><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+  } else if (how == TableRead::kLdg) {
+    table_reads<TableRead::kLdg><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
   } else {
-    table_reads<false><<<grid, block, 0, stream>>>(static_cast<unsigned>(distinct), out, threads);
+    table_reads<TableRead::kConstantKnown><<<grid, block, 0, stream>>>(1u, out, threads);
   }
   CUDA_CHECK_LAUNCH("table_reads");
 }
@@ -348,6 +366,12 @@ unsigned table_read_reference(const std::vector<unsigned>& words, int distinct, 
   for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) {
     acc += words.at((first + 32u * r) & static_cast<unsigned>(kTableWords - 1));
   }
+  return acc;
+}
+
+unsigned table_read_known_reference(const std::vector<unsigned>& words) {
+  unsigned acc = 0;
+  for (unsigned r = 0; r < static_cast<unsigned>(kTableRounds); ++r) acc += words.at(16u * r);
   return acc;
 }
 

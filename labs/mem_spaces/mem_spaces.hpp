@@ -58,12 +58,17 @@ std::vector<long long> spread_sum_reference(const std::vector<int>& in, int addr
 // line of the global copy. out[i] = the sum of its reads (unsigned, wrapping).
 constexpr int kTableWords = 1024;
 constexpr int kTableRounds = 64;
-enum class TableRead { kConstant, kLdg };
+static_assert(16 * (kTableRounds - 1) < kTableWords, "kConstantKnown reads word 16 r");
+// kConstantKnown: distinct 1 only, every round unrolled, so each word's index is a number the
+// compiler knows and the word an operand of the instruction (no load instruction); round r
+// reads word 16 r (64 different words), every lane alike: table_read_known_reference.
+enum class TableRead { kConstant, kLdg, kConstantKnown };
 std::string table_read_name(TableRead how);
 void write_table(const std::vector<unsigned>& words);  // both copies; kTableWords words
 void launch_table_reads(TableRead how, int distinct, unsigned* out, std::size_t threads, int block,
                         cudaStream_t stream = nullptr);
 unsigned table_read_reference(const std::vector<unsigned>& words, int distinct, unsigned lane);
+unsigned table_read_known_reference(const std::vector<unsigned>& words);
 
 // ---- a per-thread array: indexed at run time (local memory) vs at compile time (registers) ----
 enum class ArrayVariant { kLocalMemory, kRegisters };

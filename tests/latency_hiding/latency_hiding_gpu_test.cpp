@@ -26,7 +26,10 @@ TEST(LatencyHidingGpu, FmaChainsAreExactAtEveryChainCount) {
       const lh::FmaPoint p = lh::fma_point(bench, w, c, 257);
       EXPECT_TRUE(p.correct) << w << " warps, " << c << " chains";
       EXPECT_GT(p.flops, 0);
-      EXPECT_GT(p.clock_hz, 1e8);
+      // cycles over event time: no floor, since a GPU shared with other processes (ctest -j) stretches the
+      // time and not the cycles; above any real clock would be a wrong count
+      EXPECT_GT(p.clock_hz, 0);
+      EXPECT_LT(p.clock_hz, 5e9);
       EXPECT_EQ(p.blocks_per_sm, w > 32 ? 2 : 1);
     }
   }

@@ -70,6 +70,10 @@ TEST(TableReadReference, LaneModDistinctPlus32PerRound) {
   EXPECT_EQ(mem_spaces::table_read_reference(words, 32, 31), broadcast + 31u * mem_spaces::kTableRounds);
   for (int bad : {0, 3, 64, -1}) EXPECT_THROW(mem_spaces::table_read_reference(words, bad, 0), std::invalid_argument) << bad;
   EXPECT_THROW(mem_spaces::table_read_reference(std::vector<unsigned>(10), 1, 0), std::out_of_range);
+  unsigned known = 0;  // words[i] = i: rounds r read 16 r
+  for (unsigned r = 0; r < static_cast<unsigned>(mem_spaces::kTableRounds); ++r) known += 16u * r;
+  EXPECT_EQ(mem_spaces::table_read_known_reference(words), known);
+  EXPECT_THROW(mem_spaces::table_read_known_reference(std::vector<unsigned>(10)), std::out_of_range);
 }
 
 }  // namespace

@@ -125,13 +125,16 @@ TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
   mem_spaces::write_table(words);
   for (std::size_t threads : {std::size_t{1}, std::size_t{33}, std::size_t{100003}}) {
     cudalab::DeviceBuffer<unsigned> out(threads);
-    for (auto how : {mem_spaces::TableRead::kConstant, mem_spaces::TableRead::kLdg}) {
+    for (auto how : {mem_spaces::TableRead::kConstant, mem_spaces::TableRead::kLdg, mem_spaces::TableRead::kConstantKnown}) {
       for (int distinct : {1, 2, 4, 8, 16, 32}) {
+        if (how == mem_spaces::TableRead::kConstantKnown && distinct != 1) continue;
         out.fill_bytes(0xAB);
         mem_spaces::launch_table_reads(how, distinct, out.data(), threads, 256);
         const auto got = out.download();
         for (std::size_t i = 0; i < threads; ++i) {
-          ASSERT_EQ(got[i], mem_spaces::table_read_reference(words, distinct, static_cast<unsigned>(i % 32)))
+          ASSERT_EQ(got[i], how == mem_spaces::TableRead::kConstantKnown
+                                ? mem_spaces::table_read_known_reference(words)
+                                : mem_spaces::table_read_reference(words, distinct, static_cast<unsigned>(i % 32)))
               << mem_spaces::table_read_name(how) << ", " << distinct << " words, thread " << i << " of " << threads;
         }
       }
@@ -139,6 +142,8 @@ TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
   }
   cudalab::DeviceBuffer<unsigned> out(32);
   EXPECT_THROW(mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstant, 3, out.data(), 32, 32), std::invalid_argument);
+  EXPECT_THROW(mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantKnown, 2, out.data(), 32, 32),
+               std::invalid_argument);
   EXPECT_THROW(mem_spaces::write_table(std::vector<unsigned>(5)), std::invalid_argument);
 }
 
