@@ -12,8 +12,8 @@ with its kind's. Both runs share one prepared base.
 the copies in the same DIR (two shorter runs instead of one long one).
 
 Prints the wall time of each run, submissions per hour, each kind's phases and test-seconds (by
-category: compute-sanitizer runs, smoke runs, the smallest-size runs, GoogleTest cases), and one
-line per score that differs;
+category: compute-sanitizer runs, smoke runs, the smallest-size runs, GoogleTest cases; alone, its
+five slowest tests), and one line per score that differs;
 writes DIR/bench.json. Exit codes: 0 every score identical, 1 a score differed (or a run failed),
 2 usage error.
 """
@@ -86,10 +86,11 @@ def category_of(test_name):
     return "cases"
 
 
-def test_seconds_of(out, names):
+def test_seconds_of(out, names, slowest=10):
     """The mean test-seconds over `names` by category and by lab, from each test's
-    extra_data.seconds (a lab reused from the base counts the base's seconds)."""
-    by_category, by_lab = {}, {}
+    extra_data.seconds (a lab reused from the base counts the base's seconds), and the `slowest`
+    tests by their mean seconds (where to look first when the tests are the bottleneck)."""
+    by_category, by_lab, by_test = {}, {}, {}
     for name in names:
         for t in results_of(out, name)["tests"]:
             seconds = t.get("extra_data", {}).get("seconds")
@@ -98,8 +99,11 @@ def test_seconds_of(out, names):
             c, lab = category_of(t["name"]), (t.get("tags") or ["?"])[0]
             by_category[c] = by_category.get(c, 0) + seconds / len(names)
             by_lab[lab] = by_lab.get(lab, 0) + seconds / len(names)
-    rounded = lambda d: {k: round(v, 1) for k, v in sorted(d.items(), key=lambda kv: -kv[1])}  # noqa: E731
-    return {"by_category": rounded(by_category), "by_lab": rounded(by_lab)}
+            by_test[t["name"]] = by_test.get(t["name"], 0) + seconds / len(names)
+    order = lambda d: sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))  # noqa: E731
+    rounded = lambda d: {k: round(v, 1) for k, v in order(d)}  # noqa: E731
+    return {"by_category": rounded(by_category), "by_lab": rounded(by_lab),
+            "slowest": [[k, round(v, 2)] for k, v in order(by_test)[:slowest]]}
 
 
 def grade(batch, out, base, per_gpu, common):
@@ -153,7 +157,10 @@ def main():
     print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {3600 * len(names) / serial_s:.0f} per hour")
     for kind in names:
         print(f"  {kind}: phases {phases_of(os.path.join(out, 'serial'), [kind])}")
-        print(f"  {kind}: test-seconds {test_seconds_of(os.path.join(out, 'serial'), [kind])['by_category']}")
+        seconds = test_seconds_of(os.path.join(out, "serial"), [kind])
+        print(f"  {kind}: test-seconds {seconds['by_category']}")
+        if seconds["slowest"]:
+            print(f"  {kind}: slowest tests " + ", ".join(f"{n} {v:g} s" for n, v in seconds["slowest"][:5]))
     return 0 if args.stage == "serial" else together(args, out)
 
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""scripts/grade_bench.py's accounting without a GPU: test-seconds by category, by lab and the
+slowest tests, averaged over the copies of a kind, from results.json files made here; and its
+usage errors."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "scripts", "grade_bench.py")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+spec = importlib.util.spec_from_file_location("grade_bench", SCRIPT)
+grade_bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(grade_bench)
+
+
+def write_results(out, name, tests):
+    folder = os.path.join(out, "submissions", name)
+    os.makedirs(folder)
+    with open(os.path.join(folder, "results.json"), "w") as f:
+        json.dump({"tests": [{"name": n, "tags": [lab], "extra_data": {} if s is None else {"seconds": s}}
+                             for n, lab, s in tests]}, f)
+
+
+class TestSeconds(unittest.TestCase):
+    def test_categories_labs_and_the_slowest_averaged_over_copies(self):
+        with tempfile.TemporaryDirectory() as out:
+            write_results(out, "a-0", [("vec_add.sanitize.memcheck", "vec_add", 4.0), ("vec_add.smoke.run", "vec_add", 1.0),
+                                       ("vec_add.smoke.smallest.0", "vec_add", 0.5), ("VecAdd.Exact", "vec_add", 2.0),
+                                       ("reduction.sanitize.racecheck", "reduction", 10.0), ("Unrun.Case", "reduction", None)])
+            write_results(out, "a-1", [("vec_add.sanitize.memcheck", "vec_add", 6.0), ("vec_add.smoke.run", "vec_add", 1.0),
+                                       ("vec_add.smoke.smallest.0", "vec_add", 0.5), ("VecAdd.Exact", "vec_add", 4.0),
+                                       ("reduction.sanitize.racecheck", "reduction", 12.0)])
+            got = grade_bench.test_seconds_of(out, ["a-0", "a-1"], slowest=3)
+        self.assertEqual(got["by_category"], {"sanitize": 16.0, "cases": 3.0, "smoke": 1.0, "smallest": 0.5})
+        self.assertEqual(list(got["by_category"]), ["sanitize", "cases", "smoke", "smallest"])  # largest first
+        self.assertEqual(got["by_lab"], {"reduction": 11.0, "vec_add": 9.5})
+        self.assertEqual(got["slowest"], [["reduction.sanitize.racecheck", 11.0], ["vec_add.sanitize.memcheck", 5.0],
+                                          ["VecAdd.Exact", 3.0]])
+
+    def test_ties_in_the_slowest_are_ordered_by_name(self):
+        with tempfile.TemporaryDirectory() as out:
+            write_results(out, "k", [("b.case", "x", 1.0), ("a.case", "x", 1.0), ("c.case", "x", 2.0)])
+            got = grade_bench.test_seconds_of(out, ["k"])
+        self.assertEqual(got["slowest"], [["c.case", 2.0], ["a.case", 1.0], ["b.case", 1.0]])
+
+    def test_categories(self):
+        self.assertEqual(grade_bench.category_of("matmul.sanitize.initcheck"), "sanitize")
+        self.assertEqual(grade_bench.category_of("matmul.smoke.smallest.1"), "smallest")
+        self.assertEqual(grade_bench.category_of("matmul.smoke.bad_args.3"), "smoke")
+        self.assertEqual(grade_bench.category_of("MatmulGpu.EveryVariant/naive"), "cases")
+
+
+class Usage(unittest.TestCase):
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True, text=True)
+
+    def test_bad_counts_and_a_missing_serial_stage_exit_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = self.run_script("--out", os.path.join(d, "o"), "--copies", "0")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            r = self.run_script("--out", d, "--stage", "together")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("serial.json", r.stderr)
+            r = self.run_script("--out", d)  # exists
+            self.assertEqual(r.returncode, 2, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
