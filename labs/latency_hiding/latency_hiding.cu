@@ -108,10 +108,11 @@ __device__ __forceinline__ std::uint32_t sum_of(uint4 v) { return v.x + v.y + v.
 
 // Thread t of T reads vectors t, t + T, ... in groups of Loads: all Loads loads of a group are
 // issued before the first is used, so each thread has Loads requests in flight. That needs a
-// register for every loaded word (64 for 16 loads of 16 bytes): blocks of at most 8 warps
+// register for every loaded word (64 for 16 loads of 16 bytes): blocks of at most 4 warps
 // (kReadBlockWarps) let ptxas use them; without the bound it keeps to 32 registers and adds
 // each value before it issues the later loads (fewer bytes in flight than the table says).
-constexpr int kReadBlockWarps = 8;
+// Four-warp blocks also let the sweep run any multiple of 4 warps per SM (read_warp_levels).
+constexpr int kReadBlockWarps = 4;
 template <int Loads, typename V>
 __global__ void __launch_bounds__(32 * kReadBlockWarps, 1) read_kernel(const V* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial) {
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -26,8 +26,8 @@ struct FmaPoint {
 };
 FmaPoint fma_point(cudalab::Benchmarker& bench, int warps_per_sm, int chains, int iters);
 
-// 2. Reads every word of `words` once, `warps_per_sm` warps per SM (1 .. 8, or a multiple of 8 in
-// blocks of 8 warps) each thread keeping `loads` (1, 2, 4, 8, 16) independent loads of `width`
+// 2. Reads every word of `words` once, `warps_per_sm` warps per SM (1 .. 4, or a multiple of 4 in
+// blocks of 4 warps) each thread keeping `loads` (1, 2, 4, 8, 16) independent loads of `width`
 // bytes (4, 8, 16) in flight.
 class ReadSet {
  public:

@@ -85,7 +85,7 @@ bool memory(cudalab::Report& report, const Options& o, const cudalab::DeviceFact
   const lh::ReadSet set(static_cast<std::size_t>(o.bytes));
   std::vector<lh::LoadPoint> points;
   std::vector<std::string> unfit;  // more registers a thread than that many warps leave it
-  for (int w : powers_of_two_up_to(o.max_warps)) {
+  for (int w : lh::read_warp_levels(o.max_warps)) {
     for (int width : {4, 8, 16}) {
       for (int loads : {1, 2, 4, 8, 16}) {
         if (lh::load_point_fits(w, loads, width)) {

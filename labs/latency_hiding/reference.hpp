@@ -49,6 +49,17 @@ inline double little_latency_s(double bytes_in_flight, double bytes_per_s) {
   return bytes_in_flight / bytes_per_s;
 }
 
+// The warps per SM the read sweep runs: 1, 2, 4 ... 16, then every multiple of 4 up to
+// max_warps (a power of two), so that the bytes in flight near the knee (16 to 64 warps with a
+// few loads each) step by 1/8 or less instead of doubling.
+inline std::vector<int> read_warp_levels(int max_warps) {
+  if (max_warps < 1) throw std::invalid_argument("read_warp_levels: max_warps >= 1");
+  std::vector<int> v;
+  for (int w = 1; w <= max_warps && w <= 16; w *= 2) v.push_back(w);
+  for (int w = 20; w <= max_warps; w += 4) v.push_back(w);
+  return v;
+}
+
 // Bytes one SM has in flight: warps x 32 lanes x independent loads per thread x bytes per load.
 inline double bytes_in_flight_per_sm(int warps, int loads, int width) {
   return static_cast<double>(warps) * 32 * loads * width;

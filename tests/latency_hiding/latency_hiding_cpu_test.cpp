@@ -47,6 +47,18 @@ TEST(LittlesLaw, TheNotesA100NumbersAndTheWayBack) {
   EXPECT_DOUBLE_EQ(lh::bytes_in_flight_per_sm(16, 16, 16), 131072);
 }
 
+TEST(ReadSweep, PowersOfTwoThenEveryFourthWarp) {
+  EXPECT_EQ(lh::read_warp_levels(1), (std::vector<int>{1}));
+  EXPECT_EQ(lh::read_warp_levels(8), (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(lh::read_warp_levels(16), (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(lh::read_warp_levels(32), (std::vector<int>{1, 2, 4, 8, 16, 20, 24, 28, 32}));
+  const std::vector<int> all = lh::read_warp_levels(64);
+  EXPECT_EQ(all.size(), 17u);
+  EXPECT_EQ(all.back(), 64);
+  for (std::size_t i = 5; i < all.size(); ++i) EXPECT_EQ(all[i] - all[i - 1], 4);  // steps of 1/8 or less past 16
+  EXPECT_THROW(lh::read_warp_levels(0), std::invalid_argument);
+}
+
 TEST(ReadInput, SumWrapsAroundAndMatchesTheWords) {
   std::uint32_t s = 0;
   for (std::size_t i = 0; i < 1000; ++i) s += lh::input_word(i);

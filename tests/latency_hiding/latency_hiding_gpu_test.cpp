@@ -43,7 +43,7 @@ TEST(LatencyHidingGpu, ReadsSumEveryWordAtEveryWidthAndLoadCount) {
   auto bench = quick();
   const lh::ReadSet set((std::size_t{1} << 20) + 48);  // not a multiple of any grid's stride
   EXPECT_EQ(set.expected_sum(), lh::input_sum(set.words()));
-  for (int w : {1, 7, 64}) {
+  for (int w : {1, 3, 20, 64}) {
     for (int width : {4, 8, 16}) {
       for (int loads : {1, 2, 4, 8, 16}) {
         if (!lh::load_point_fits(w, loads, width)) {
@@ -61,6 +61,7 @@ TEST(LatencyHidingGpu, ReadsSumEveryWordAtEveryWidthAndLoadCount) {
   EXPECT_FALSE(lh::load_point_fits(64, 16, 16));  // 64 registers of data alone
   EXPECT_THROW(lh::load_point(bench, set, 4, 3, 4), std::invalid_argument);
   EXPECT_THROW(lh::load_point(bench, set, 4, 1, 2), std::invalid_argument);
+  EXPECT_THROW(lh::load_point(bench, set, 6, 1, 4), std::invalid_argument);  // neither <= 4 nor a multiple of 4
   EXPECT_THROW(lh::ReadSet(10), std::invalid_argument);
 }
 
