@@ -132,6 +132,7 @@ cudalab::Rung variant_rung(Variant v, Fp32Problem& p) {
     return std::vector<cudalab::Cell>{
         {"block_tile", "C tile", fmt::format("{}x{}", t.m, t.n)},
         {"k_splits", "K parts", t.splits},
+        {"fringe", "fringe", Value::shown(t.fringe, t.fringe ? "yes" : "-")},
         {"loads_per_fma", "loads/FMA", Value(loads, 4)},
         {"vector_loads", "16B", Value::shown(vec, vec ? "yes" : "-")},
     };

@@ -506,13 +506,51 @@ __global__ void __launch_bounds__(WarpTile<BM, BN, WM, WN>::kThreads)
   w.template store<Vec>(out, m, n, row0, col0, acc);
 }
 
-__global__ void reduce_splits(const float* __restrict__ partial, int splits, float* __restrict__ c, size_t count) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+// Adds the split-K copies of C's first `rows` x `cols` elements (the tiles' part of C: the whole
+// of it unless a fringe is left to matmul_fringe). C and each copy are m x n, `ldc` floats a row.
+__global__ void reduce_splits(const float* __restrict__ partial, int splits, float* __restrict__ c, int rows, int cols,
+                              int ldc, size_t count) {
+  const size_t area = static_cast<size_t>(rows) * cols;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < area;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    float sum = partial[i];
-    for (int z = 1; z < splits; ++z) sum += partial[z * count + i];
-    c[i] = sum;
+    const size_t at = (i / cols) * ldc + i % cols;
+    float sum = partial[at];
+    for (int z = 1; z < splits; ++z) sum += partial[z * count + at];
+    c[at] = sum;
   }
+}
+
+// ---- the fringe: C's last rows and columns, where a tile would hold little of C ----------------
+// 1025 = 8 x 128 + 1: a ninth row and column of 128 x 128 tiles hold one row or column of C each
+// but cost a whole tile (26 % more FMAs than the product, and blocks that upset the waves). With
+// a fringe, the tiles cover C's first m0 = m - m % BM rows and n0 = n - n % BN columns, and this
+// kernel the rest: rows m0 .. m - 1 of every column (the bottom strip), then columns n0 .. n - 1
+// of rows 0 .. m0 - 1 (the right strip). One warp per element of C: its lanes split K (lane l
+// takes p = l, l + 32, ...: A's row read coalesced), and shuffles add the 32 partial sums in a
+// fixed order. Neighbouring warps take neighbouring columns of the bottom strip, so they read
+// the same 32-byte sectors of B (L1 serves the repeats).
+__global__ void matmul_fringe(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                              int n, int k, int m0, int n0) {
+  const long long bottom = static_cast<long long>(m - m0) * n, right = static_cast<long long>(m0) * (n - n0);
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (warp >= bottom + right) return;  // the whole warp: the shuffles below see all 32 lanes
+  int row, col;
+  if (warp < bottom) {
+    row = m0 + static_cast<int>(warp / n);
+    col = static_cast<int>(warp % n);
+  } else {
+    const long long w = warp - bottom;
+    row = static_cast<int>(w / (n - n0));
+    col = n0 + static_cast<int>(w % (n - n0));
+  }
+  const float* ar = a + static_cast<size_t>(row) * k;
+  float sum = 0.0f;
+#pragma unroll 8
+  for (int p = lane; p < k; p += 32) sum = fmaf(ar[p], b[static_cast<size_t>(p) * n + col], sum);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane == 0) c[static_cast<size_t>(row) * n + col] = sum;
 }
 
 // ---- the table -------------------------------------------------------------------------------
@@ -577,23 +615,24 @@ void launch_warptile(const Problem& p) {
 struct AsyncConfig {
   int bm, bn;
   double efficiency;
-  void (*launch)(const Problem&, bool vec, int k_chunk, int splits, float* partial);
+  void (*launch)(const Problem&, bool vec, int k_chunk, int splits, float* partial, int rows, int cols);
 };
 
+// The tiles of C's first rows x cols elements (all of C, or all but a fringe).
 template <int BM, int BN, int BK, int WM, int WN, int Stages, bool Vec>
-void launch_async_as(const Problem& p, int k_chunk, int splits, float* partial) {
+void launch_async_as(const Problem& p, int k_chunk, int splits, float* partial, int rows, int cols) {
   using S = AsyncShape<BM, BN, BK, WM, WN, Stages>;
   auto kernel = matmul_async<BM, BN, BK, WM, WN, Stages, Vec>;
   cudalab::allow_dynamic_shared_memory(kernel, S::kSmemBytes);  // > 48 KB
   constexpr int threads = WarpTile<BM, BN, WM, WN>::kThreads;
-  const dim3 grid(blocks(p.n, BN), blocks(p.m, BM), static_cast<unsigned>(splits));
+  const dim3 grid(blocks(cols, BN), blocks(rows, BM), static_cast<unsigned>(splits));
   kernel<<<grid, threads, S::kSmemBytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k, k_chunk, partial);
 }
 template <int BM, int BN, int BK, int WM, int WN, int Stages>
-void launch_async_config(const Problem& p, bool vec, int k_chunk, int splits, float* partial) {
+void launch_async_config(const Problem& p, bool vec, int k_chunk, int splits, float* partial, int rows, int cols) {
   static_assert(BK == 16 || BK == 32, "k_chunk is a multiple of 32");
-  vec ? launch_async_as<BM, BN, BK, WM, WN, Stages, true>(p, k_chunk, splits, partial)
-      : launch_async_as<BM, BN, BK, WM, WN, Stages, false>(p, k_chunk, splits, partial);
+  vec ? launch_async_as<BM, BN, BK, WM, WN, Stages, true>(p, k_chunk, splits, partial, rows, cols)
+      : launch_async_as<BM, BN, BK, WM, WN, Stages, false>(p, k_chunk, splits, partial, rows, cols);
 }
 
 const std::vector<AsyncConfig>& async_configs() {
@@ -607,26 +646,48 @@ const std::vector<AsyncConfig>& async_configs() {
 }
 
 constexpr int kMaxSplits = 4, kMinSplitDepth = 256;  // split only while each part keeps 256 of K
+// A fringe (matmul_fringe) is tried when C's last partial row and column of tiles would hold at
+// most this many rows or columns of C; the model prices its FMAs at 2 % of the peak (one warp
+// per element of C, bound by the latency of its loads).
+constexpr int kMaxFringe = 8;
+constexpr double kFringeEfficiency = 0.02;
 
 struct AsyncPlan {
   const AsyncConfig* config;
   int splits;
   int k_chunk;  // a multiple of 32 (both BKs divide it)
+  bool fringe;  // the tiles cover C's first rows - rows % bm rows and cols - cols % bn columns
 };
+
+// The model's time for one plan, in FMAs of the busiest SM over the efficiency it runs at.
+double plan_time(const AsyncConfig& c, int splits, int chunk, bool fringe, int m, int n, int k, double sms) {
+  const int rows = fringe ? m - m % c.bm : m, cols = fringe ? n - n % c.bn : n;
+  const double count = static_cast<double>(blocks(rows, c.bm)) * blocks(cols, c.bn) * splits;
+  double time = std::ceil(count / sms) * c.bm * c.bn * chunk / c.efficiency * (1.0 + 0.05 * (splits - 1));
+  if (fringe) {
+    const double elements = static_cast<double>(m) * n - static_cast<double>(rows) * cols;
+    time += elements * k / sms / kFringeEfficiency;
+  }
+  return time;
+}
 
 AsyncPlan async_plan_for(int m, int n, int k) {
   const double sms = cudalab::current_device_shape().sm_count;
-  AsyncPlan best{nullptr, 1, k};
+  AsyncPlan best{nullptr, 1, k, false};
   double best_time = 0;
   for (const AsyncConfig& c : async_configs()) {
+    const int rest_m = m % c.bm, rest_n = n % c.bn;
+    const bool thin = m >= c.bm && n >= c.bn && (rest_m || rest_n) && rest_m <= kMaxFringe && rest_n <= kMaxFringe;
     for (int s = 1; s <= kMaxSplits; ++s) {
       if (s > 1 && k < s * kMinSplitDepth) break;
       const int chunk = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, s), 32) * 32);
-      const double count = static_cast<double>(blocks(m, c.bm)) * blocks(n, c.bn) * s;
-      const double time = std::ceil(count / sms) * c.bm * c.bn * chunk / c.efficiency * (1.0 + 0.05 * (s - 1));
-      if (!best.config || time < best_time) {
-        best = {&c, s, s == 1 ? k : chunk};
-        best_time = time;
+      for (const bool fringe : {false, true}) {
+        if (fringe && !thin) continue;
+        const double time = plan_time(c, s, chunk, fringe, m, n, k, sms);
+        if (!best.config || time < best_time) {
+          best = {&c, s, s == 1 ? k : chunk, fringe};
+          best_time = time;
+        }
       }
     }
   }
@@ -652,12 +713,23 @@ float* split_workspace(std::size_t floats) {
 
 void run_plan(const AsyncPlan& plan, const Problem& p) {
   const std::size_t count = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n);
-  float* partial = plan.splits > 1 ? split_workspace(count * static_cast<std::size_t>(plan.splits)) : nullptr;
-  plan.config->launch(p, p.vec, plan.k_chunk, plan.splits, partial);
-  if (plan.splits > 1) {
+  const int rows = plan.fringe ? p.m - p.m % plan.config->bm : p.m;
+  const int cols = plan.fringe ? p.n - p.n % plan.config->bn : p.n;
+  if (rows > 0 && cols > 0) {
+    float* partial = plan.splits > 1 ? split_workspace(count * static_cast<std::size_t>(plan.splits)) : nullptr;
+    plan.config->launch(p, p.vec, plan.k_chunk, plan.splits, partial, rows, cols);
+    if (plan.splits > 1) {
+      CUDA_CHECK_LAUNCH("async_pipeline");
+      const std::size_t area = static_cast<std::size_t>(rows) * cols;
+      const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(area, std::size_t{256}), 4096));
+      reduce_splits<<<grid, 256, 0, p.stream>>>(partial, plan.splits, p.c, rows, cols, p.n, count);
+    }
+  }
+  if (rows < p.m || cols < p.n) {
     CUDA_CHECK_LAUNCH("async_pipeline");
-    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(count, std::size_t{256}), 4096));
-    reduce_splits<<<grid, 256, 0, p.stream>>>(partial, plan.splits, p.c, count);
+    const std::size_t warps = count - static_cast<std::size_t>(rows) * cols;
+    matmul_fringe<<<static_cast<unsigned>(cudalab::ceil_div(warps, std::size_t{8})), 256, 0, p.stream>>>(
+        p.a, p.b, p.c, p.m, p.n, p.k, rows, cols);
   }
 }
 void launch_async(const Problem& p) { run_plan(async_plan_for(p.m, p.n, p.k), p); }
@@ -710,7 +782,10 @@ const Traits& traits(Variant v) { return row_of(v).traits; }
 std::vector<Tile> async_tiles() {
   std::vector<Tile> tiles;
   for (const AsyncConfig& c : async_configs()) {
-    for (int s = 1; s <= kMaxSplits; s += 3) tiles.push_back({c.bm, c.bn, s});  // 1 part and 4
+    for (int s = 1; s <= kMaxSplits; s += 3) {  // 1 part and 4, with the whole of C in tiles and with a fringe
+      tiles.push_back({c.bm, c.bn, s, false});
+      tiles.push_back({c.bm, c.bn, s, true});
+    }
   }
   return tiles;
 }
@@ -721,7 +796,7 @@ void launch_async_tile(Tile t, const float* a, const float* b, float* c, int m, 
   for (const AsyncConfig& config : async_configs()) {
     if (config.bm == t.m && config.bn == t.n) {
       const int chunk = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, t.splits), 32) * 32);
-      run_plan({&config, t.splits, t.splits == 1 ? k : chunk},
+      run_plan({&config, t.splits, t.splits == 1 ? k : chunk, t.fringe},
                {a, b, c, m, n, k, stream, vector_path(Variant::kAsyncPipeline, a, b, c, n, k)});
       CUDA_CHECK_LAUNCH("async_pipeline");
       return;
@@ -733,9 +808,9 @@ void launch_async_tile(Tile t, const float* a, const float* b, float* c, int m, 
 Tile tile(Variant v, int m, int n, int k) {
   if (v == Variant::kAsyncPipeline) {
     const AsyncPlan plan = async_plan_for(m, n, k);
-    return {plan.config->bm, plan.config->bn, plan.splits};
+    return {plan.config->bm, plan.config->bn, plan.splits, plan.fringe};
   }
-  return {traits(v).block_m, traits(v).block_n, 1};
+  return {traits(v).block_m, traits(v).block_n, 1, false};
 }
 
 bool vector_path(Variant v, const float* a, const float* b, const float* c, int n, int k) {

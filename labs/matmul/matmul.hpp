@@ -40,15 +40,20 @@ const Traits& traits(Variant v);
 // The C tile one block computes for an m x n x k product, and into how many parts K is split
 // (split-K: several blocks per tile, their partial sums added in a second pass): the traits'
 // tile, except async_pipeline, which picks one of four tiles and 1 to 4 parts by the problem
-// (matmul.cu: async_plan_for). Needs a device.
+// (matmul.cu: async_plan_for). With `fringe`, the tiles cover C's first m - m % tile rows and
+// n - n % tile columns and a thin kernel the rest (one warp per element of C): async_pipeline
+// takes it when the last row or column of tiles would hold at most 8 rows or columns of C (1025
+// = 8 x 128 + 1). Needs a device.
 struct Tile {
   int m = 1, n = 1;
   int splits = 1;
+  bool fringe = false;
   double loads_per_fma() const { return m * n == 1 ? 2.0 : 1.0 / m + 1.0 / n; }
 };
 Tile tile(Variant v, int m, int n, int k);
 
-// async_pipeline's tiles, each with K whole and in 4 parts, and a launch with one of them
+// async_pipeline's tiles, each with K whole and in 4 parts, without and with a fringe (where C
+// is smaller than one tile, the fringe is all of it), and a launch with one of them
 // whatever the size (the tests run every one at every shape).
 std::vector<Tile> async_tiles();
 void launch_async_tile(Tile t, const float* a, const float* b, float* c, int m, int n, int k,

@@ -99,8 +99,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, MatmulVariants, ::testing::ValuesIn(matmul::a
 TEST(MatmulAsyncTiles, EveryTileAtEveryShapeAndMisaligned) {
   CUDALAB_REQUIRE_GPU();
   for (const matmul::Tile t : matmul::async_tiles()) {
-    const std::string what =
-        "async_pipeline " + std::to_string(t.m) + "x" + std::to_string(t.n) + ", K in " + std::to_string(t.splits);
+    const std::string what = "async_pipeline " + std::to_string(t.m) + "x" + std::to_string(t.n) + ", K in " +
+                             std::to_string(t.splits) + (t.fringe ? ", fringe" : "");
     for (const Shape& s : shapes()) {
       expect_matches_cpu(s, 0, what, [&](const float* a, const float* b, float* c) {
         matmul::launch_async_tile(t, a, b, c, s.m, s.n, s.k);
@@ -126,6 +126,12 @@ TEST(MatmulAsyncTiles, TheTileFollowsTheProblem) {
   const matmul::Tile deep = matmul::tile(matmul::Variant::kAsyncPipeline, 64, 64, 8192);
   EXPECT_GT(deep.splits, 1);  // one tile of C, a long K: split it
   EXPECT_EQ(matmul::tile(matmul::Variant::kSmem32, 17, 17, 17).m, 32);
+  // one row and column past whole tiles: those go to the fringe kernel; none past: no fringe;
+  // C smaller than every tile: tiles as before (a fringe would be all of C)
+  EXPECT_TRUE(matmul::tile(matmul::Variant::kAsyncPipeline, 2049, 2049, 2049).fringe);  // 16 x 128 + 1
+  EXPECT_FALSE(matmul::tile(matmul::Variant::kAsyncPipeline, 1024, 1024, 1024).fringe);
+  EXPECT_FALSE(small.fringe);
+  EXPECT_FALSE(matmul::tile(matmul::Variant::kAsyncPipeline, 1100, 1100, 1100).fringe);  // 76 rows past: tiles
 }
 
 TEST(MatmulVariantPaths, TileMultiplesTakeTheSixteenBytePath) {
