@@ -11,11 +11,13 @@
 #     GPU_BAD_ARGS "--device 99"         # bad only on a machine with a GPU (else: skipped, 77)
 #     MIN_ARGS  "1 1"                    # runs at the smallest value of each size option: each must
 #                                        # exit 0 with a report that validates, like SMOKE_ARGS
-#     SANITIZE_ARGS 77 61 --repeat 2 --no-l2-flush)
+#     SANITIZE_ARGS 77 61 --warmup 0 --repeat 1 --no-l2-flush)
 #                                        # the small run compute-sanitizer checks (label sanitize);
 #                                        # --no-l2-flush keeps the tools on the lab's own kernels
 #                                        # (the flush is common/'s, checked by common_gpu_test) and
-#                                        # off a 2 x L2 read per timed launch
+#                                        # off a 2 x L2 read per timed launch; --warmup 0
+#                                        # --repeat 1: the tools' cost grows with the launches
+#                                        # (racecheck above all), the code they check does not
 #
 # The kernel library is what the tests link, so GoogleTest calls exactly the code the
 # executable runs. Smoke tests also check `--help` (exit 0).

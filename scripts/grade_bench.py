@@ -9,7 +9,8 @@ with its kind's. Both runs share one prepared base.
                          [--stage all|serial|together]
 
 --stage serial prepares the base and grades the reference only; --stage together then grades
-the copies in the same DIR (two shorter runs instead of one long one).
+the copies in the same DIR (two shorter runs instead of one long one; a DIR copied to another
+machine of the same kind without its base/ gets the base prepared again).
 
 Prints the wall time of each run, submissions per hour, each kind's phases and test-seconds (by
 category: compute-sanitizer runs, smoke runs, the smallest-size runs, GoogleTest cases; alone, its
@@ -173,6 +174,14 @@ def together(args, out):
     with open(os.path.join(out, "serial.json")) as f:
         serial = json.load(f)
     names, base_s, serial_s = serial["kinds"], serial["base_s"], serial["seconds"]
+    base = os.path.join(out, "base")
+    if not os.path.isdir(base):  # the serial stage ran elsewhere (its DIR copied here without the base)
+        start = time.time()
+        prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common_args(args),
+                              capture_output=True, text=True)
+        if prep.returncode != 0:
+            fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
+        print(f"base: prepared again for this stage in {time.time() - start:.0f} s")
     kinds = os.path.join(out, "kinds")
     batch = os.path.join(out, "batch")
     shutil.rmtree(batch, ignore_errors=True)
@@ -180,7 +189,7 @@ def together(args, out):
     for kind in names:
         for k in range(args.copies):
             shutil.copytree(os.path.join(kinds, kind), os.path.join(batch, f"{kind}-{k}"))
-    together_s = grade(batch, os.path.join(out, "together"), os.path.join(out, "base"), args.per_gpu,
+    together_s = grade(batch, os.path.join(out, "together"), base, args.per_gpu,
                        common_args(args))
     reference = {kind: tasks_of(os.path.join(out, "serial"), kind) for kind in names}
     differ = []

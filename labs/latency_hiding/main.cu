@@ -127,7 +127,7 @@ bool memory(cudalab::Report& report, const Options& o, const cudalab::DeviceFact
   const auto knee = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.correct && p.gbps >= 0.95 * copy_gbps; });
   double best = 0;
   for (const auto& p : points) best = p.correct ? std::max(best, p.gbps) : best;
-  report.field("best_over_copy", "best read bandwidth / copy ceiling", Value(best / copy_gbps, 3));
+  report.field("best_read_over_copy", "best read bandwidth / copy ceiling", Value(best / copy_gbps, 3));
   if (knee != points.end()) {
     report.field("knee_bytes_per_sm", "fewest bytes in flight at 0.95 x the copy ceiling", Value(knee->bytes_in_flight_per_sm, 0),
                  "bytes per SM");
@@ -310,8 +310,9 @@ int run(int argc, char** argv) {
              {"all", "arith", "memory", "copy", "barrier", "walk"});
   cli.option("--max-warps", o.max_warps, "the most warps per SM swept (1, 2, 4 ... this; a power of two)", 1, 64);
   cli.option("--chains", o.chains, "FMA chains per thread: 1, 2, 4 or 8 (default: all four)", 0, 8);
-  cli.option("--bytes", o.bytes, "bytes read in the memory experiment (and in + out of the copy); far above the L2",
-             std::int64_t{16} << 20, std::int64_t{16} << 30);
+  cli.option("--bytes", o.bytes,
+             "bytes read in the memory experiment (and in + out of the copy); far above the L2 (1M, the least, for quick checks)",
+             std::int64_t{1} << 20, std::int64_t{16} << 30);
   cli.option("--iters", o.iters, "dependent FMAs per chain (the sums stay exact in FP32)", 1, 1 << 20);
   cli.option("--dram-latency-ns", o.dram_latency_ns, "the DRAM latency for Little's law (the latency lab's; 0: from this run)",
              0, 100000);

@@ -55,6 +55,38 @@ class TestSeconds(unittest.TestCase):
         self.assertEqual(grade_bench.category_of("MatmulGpu.EveryVariant/naive"), "cases")
 
 
+class TogetherElsewhere(unittest.TestCase):
+    """--stage together in a DIR whose serial stage ran on another machine (copied without its
+    base/): the base is prepared again, with the same arguments, before the copies are graded."""
+
+    def test_a_missing_base_is_prepared_with_the_stage_arguments(self):
+        calls = []
+
+        class Done:
+            returncode, stdout, stderr = 0, "", ""
+
+        def fake_run(cmd, **kw):
+            calls.append(cmd)
+            return Done()
+
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(out, "serial.json"), "w") as f:
+                json.dump({"base_s": 1.0, "seconds": 2.0, "kinds": []}, f)
+            args = grade_bench.script_cli.Parser(prog="t").parse_args([])
+            args.copies, args.per_gpu, args.jobs, args.labs, args.cmake_args = 1, 1, 3, ["vec_add"], ""
+            real_run, real_grade = grade_bench.subprocess.run, grade_bench.grade
+            grade_bench.subprocess.run = fake_run
+            grade_bench.grade = lambda batch, o, base, per_gpu, common: calls.append(["grade", base] + common) or 1.0
+            try:
+                self.assertEqual(grade_bench.together(args, out), 0)
+            finally:
+                grade_bench.subprocess.run, grade_bench.grade = real_run, real_grade
+        base = os.path.join(out, "base")
+        self.assertEqual(calls[0][1:4], [grade_bench.GRADE, "--prepare-base", base])
+        self.assertEqual(calls[0][4:], ["--jobs", "3", "--labs", "vec_add"])
+        self.assertEqual(calls[1], ["grade", base, "--jobs", "3", "--labs", "vec_add"])
+
+
 class Usage(unittest.TestCase):
     def run_script(self, *args):
         return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True, text=True)
