@@ -164,6 +164,26 @@ def parse(text, what):
         raise ValueError(f"{what}: not JSON ({e})") from None
 
 
+def why(stdout, most=20):
+    """What a lab that exited nonzero said in its --json report (its stdout, where the notes
+    and the verdicts go): its notes, then each table row whose verdict is not "yes" (suspect,
+    NO). Nothing when the report cannot be read."""
+    try:
+        report = json.loads(stdout[:MAX_REPORT_BYTES].decode("utf-8", "replace"))
+    except ValueError:
+        return []
+    if not isinstance(report, dict):
+        return []
+    lines = [str(n).strip() for n in report.get("notes", []) if str(n).strip()]
+    for name, rows in report.items():  # a table is a list of rows, each a dict of its cells
+        for row in rows if isinstance(rows, list) else []:
+            if isinstance(row, dict) and ("correct" in row or "suspect" in row):
+                if row.get("correct") is False or row.get("suspect") is True:
+                    label = row.get("variant", row.get("name", "?"))
+                    lines.append(f"{name}: {label}: " + ("wrong" if row.get("correct") is False else "suspect"))
+    return lines[:most]
+
+
 def run_and_check(launcher, command):
     cmd = (shlex.split(launcher) if launcher else []) + command + ["--json"]
     try:
@@ -173,6 +193,8 @@ def run_and_check(launcher, command):
         return 1
     if run.returncode != 0:
         print(f"report_schema: {os.path.basename(command[0])} exited {run.returncode}", file=sys.stderr)
+        for line in why(run.stdout):
+            print(f"report_schema:   {line}", file=sys.stderr)
         return run.returncode
     try:
         report = parse(run.stdout[:MAX_REPORT_BYTES + 1].decode("utf-8", "replace"), os.path.basename(command[0]))

@@ -137,6 +137,26 @@ class RunMode(unittest.TestCase):
         self.assertEqual(self.run_it(self.lab("sys.exit(77)\n")), 77)  # no GPU: skipped
         self.assertEqual(self.run_it(self.lab(f"print({good!r}); sys.exit(1)\n")), 1)  # a wrong result
 
+    def test_a_failing_lab_says_why_from_its_report(self):
+        report = a_ladder_report()
+        report["notes"] = ["  fast: suspect, not ranked: host clock"]
+        report["variants"] = [{"variant": "fast", "correct": True, "suspect": True},
+                              {"variant": "broken", "correct": False, "suspect": False},
+                              {"variant": "fine", "correct": True, "suspect": False}]
+        path = self.lab(f"print({json.dumps(report)!r}); sys.exit(1)\n")
+        run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report_schema.py"), "--run", "--", path],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("exited 1", run.stderr)
+        self.assertIn("fast: suspect, not ranked: host clock", run.stderr)
+        self.assertIn("variants: fast: suspect", run.stderr)
+        self.assertIn("variants: broken: wrong", run.stderr)
+        self.assertNotIn("fine", run.stderr)
+        quiet = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report_schema.py"), "--run", "--",
+                                self.lab("print('{not json'); sys.exit(1)\n")], capture_output=True, text=True)
+        self.assertEqual(quiet.returncode, 1)
+        self.assertEqual(quiet.stderr.strip().count("\n"), 0, quiet.stderr)  # just the exit line
+
     def test_an_invalid_or_unreadable_report_fails(self):
         self.assertEqual(self.run_it(self.lab("print(json.dumps({'schema_version': 1, 'lab': 'x', 'ok': 'yes'}))\n")), 1)
         self.assertEqual(self.run_it(self.lab("print('{not json')\n")), 1)
