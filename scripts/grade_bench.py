@@ -12,7 +12,8 @@ with its kind's. Both runs share one prepared base.
 the copies in the same DIR (two shorter runs instead of one long one; a DIR copied to another
 machine of the same kind without its base/ gets the base prepared again).
 
-Prints the wall time of each run, submissions per hour, each kind's phases and test-seconds (by
+Prints the wall time of each run, submissions per hour, the mean share of the cores that was busy
+and the GPU's mean utilisation during each (sampled every second; nvidia-smi), each kind's phases and test-seconds (by
 category: compute-sanitizer runs, smoke runs, the smallest-size runs, GoogleTest cases; alone, its
 five slowest tests), and one line per score that differs;
 writes DIR/bench.json. Exit codes: 0 every score identical, 1 a score differed (or a run failed),
@@ -23,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 from cudalab import script_cli
@@ -107,6 +109,67 @@ def test_seconds_of(out, names, slowest=10):
             "slowest": [[k, round(v, 2)] for k, v in order(by_test)[:slowest]]}
 
 
+def cpu_times(stat_line):
+    """(all jiffies, idle jiffies) from /proc/stat's first line ("cpu user nice system idle iowait ...")."""
+    v = [int(x) for x in stat_line.split()[1:]]
+    return sum(v), v[3] + (v[4] if len(v) > 4 else 0)
+
+
+def cpu_busy(before, after):
+    """The share of the cores that was busy between two cpu_times() readings, in %."""
+    total, idle = after[0] - before[0], after[1] - before[1]
+    return 100.0 * (1 - idle / total) if total > 0 else 0.0
+
+
+def read_cpu():
+    with open("/proc/stat") as f:
+        return cpu_times(f.readline())
+
+
+def read_gpu():
+    """The first GPU's utilisation in % (nvidia-smi: the share of time a kernel ran), or None."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=5).stdout.split()
+        return float(out[0]) if out else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+
+
+class Busy:
+    """While a stage runs: the cores' busy share and the GPU's utilisation, sampled every
+    `every` seconds; means() gives their means (where the time went: cores, GPU, or neither)."""
+
+    def __init__(self, every=1.0, cpu=read_cpu, gpu=read_gpu):
+        self.every, self.cpu, self.gpu = every, cpu, gpu
+        self.cpu_samples, self.gpu_samples = [], []
+        self.stop = threading.Event()
+
+    def run(self):
+        before = self.cpu()
+        while not self.stop.wait(self.every):
+            now = self.cpu()
+            self.cpu_samples.append(cpu_busy(before, now))
+            before = now
+            g = self.gpu()
+            if g is not None:
+                self.gpu_samples.append(g)
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def means(self):
+        mean = lambda xs: round(sum(xs) / len(xs), 1) if xs else None  # noqa: E731
+        return {"cpu_percent": mean(self.cpu_samples), "gpu_percent": mean(self.gpu_samples),
+                "samples": len(self.cpu_samples)}
+
+
 def grade(batch, out, base, per_gpu, common):
     start = time.time()
     run = subprocess.run([sys.executable, GRADE, batch, "--batch", "--base", base, "--out", out,
@@ -151,11 +214,14 @@ def main():
     if prep.returncode != 0:
         fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
     base_s = time.time() - start
-    serial_s = grade(kinds, os.path.join(out, "serial"), base, 1, common_args(args))
+    with Busy() as busy:
+        serial_s = grade(kinds, os.path.join(out, "serial"), base, 1, common_args(args))
     with open(os.path.join(out, "serial.json"), "w") as f:
-        json.dump({"base_s": round(base_s, 1), "seconds": round(serial_s, 1), "kinds": names}, f)
+        json.dump({"base_s": round(base_s, 1), "seconds": round(serial_s, 1), "kinds": names,
+                   "busy": busy.means()}, f)
     print(f"base: built and listed in {base_s:.0f} s")
     print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {3600 * len(names) / serial_s:.0f} per hour")
+    print(f"  busy: {busy.means()}")
     for kind in names:
         print(f"  {kind}: phases {phases_of(os.path.join(out, 'serial'), [kind])}")
         seconds = test_seconds_of(os.path.join(out, "serial"), [kind])
@@ -189,8 +255,8 @@ def together(args, out):
     for kind in names:
         for k in range(args.copies):
             shutil.copytree(os.path.join(kinds, kind), os.path.join(batch, f"{kind}-{k}"))
-    together_s = grade(batch, os.path.join(out, "together"), base, args.per_gpu,
-                       common_args(args))
+    with Busy() as busy:
+        together_s = grade(batch, os.path.join(out, "together"), base, args.per_gpu, common_args(args))
     reference = {kind: tasks_of(os.path.join(out, "serial"), kind) for kind in names}
     differ = []
     for kind in names:
@@ -203,6 +269,7 @@ def together(args, out):
                                                      "per_hour": round(3600 * len(names) / serial_s, 1)},
               "together": {"submissions": n, "per_gpu": args.per_gpu, "seconds": round(together_s, 1),
                            "per_hour": round(3600 * n / together_s, 1)},
+              "busy": {"serial": serial.get("busy"), "together": busy.means()},
               "scores": {kind: reference[kind][1] for kind in names}, "differ": differ,
               "phases_together": {kind: phases_of(os.path.join(out, "together"),
                                                   [f"{kind}-{k}" for k in range(args.copies)]) for kind in names},
@@ -214,6 +281,7 @@ def together(args, out):
     print(f"base: built and listed in {base_s:.0f} s")
     print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {result['serial']['per_hour']:.0f} per hour")
     print(f"{args.per_gpu} at once:     {n} submissions in {together_s:.0f} s = {result['together']['per_hour']:.0f} per hour")
+    print(f"  busy alone: {result['busy']['serial']}, together: {result['busy']['together']}")
     for kind in names:
         print(f"  {kind}: mean phases together {result['phases_together'][kind]}")
         print(f"  {kind}: mean test-seconds together {result['test_seconds_together'][kind]['by_category']}")

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -85,6 +86,27 @@ class TogetherElsewhere(unittest.TestCase):
         self.assertEqual(calls[0][1:4], [grade_bench.GRADE, "--prepare-base", base])
         self.assertEqual(calls[0][4:], ["--jobs", "3", "--labs", "vec_add"])
         self.assertEqual(calls[1], ["grade", base, "--jobs", "3", "--labs", "vec_add"])
+
+
+class BusySampling(unittest.TestCase):
+    def test_the_busy_share_of_the_cores_from_proc_stat(self):
+        before = grade_bench.cpu_times("cpu  100 0 100 700 100 0 0 0 0 0")
+        after = grade_bench.cpu_times("cpu  400 0 200 1100 100 0 0 0 0 0")
+        self.assertEqual(before, (1000, 800))
+        self.assertAlmostEqual(grade_bench.cpu_busy(before, after), 100 * 400 / 800)
+        self.assertEqual(grade_bench.cpu_busy(after, after), 0.0)  # no time passed
+
+    def test_means_of_the_samples_and_no_gpu(self):
+        ticks = iter([(0, 0), (100, 50), (200, 50), (300, 150)] + [(300, 150)] * 100)
+        gpus = iter([10.0, 30.0] + [None] * 100)
+        with grade_bench.Busy(every=0.01, cpu=lambda: next(ticks), gpu=lambda: next(gpus)) as busy:
+            while len(busy.cpu_samples) < 3:
+                time.sleep(0.01)
+        means = busy.means()
+        self.assertEqual(busy.cpu_samples[:3], [50.0, 100.0, 0.0])
+        self.assertEqual(busy.gpu_samples[:2], [10.0, 30.0])
+        self.assertGreaterEqual(means["samples"], 3)
+        self.assertEqual(grade_bench.Busy().means(), {"cpu_percent": None, "gpu_percent": None, "samples": 0})
 
 
 class Usage(unittest.TestCase):
