@@ -208,12 +208,7 @@ def main():
     write_kind(os.path.join(kinds, "hostile"), HOSTILE)
     names = sorted(os.listdir(kinds))
     base = os.path.join(out, "base")
-    start = time.time()
-    prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common_args(args),
-                          capture_output=True, text=True)
-    if prep.returncode != 0:
-        fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
-    base_s = time.time() - start
+    base_s = prepare_base(args, base)
     with Busy() as busy:
         serial_s = grade(kinds, os.path.join(out, "serial"), base, 1, common_args(args))
     with open(os.path.join(out, "serial.json"), "w") as f:
@@ -231,6 +226,16 @@ def main():
     return 0 if args.stage == "serial" else together(args, out)
 
 
+def prepare_base(args, base):
+    """Builds and lists the grading base into `base` (grade_submission --prepare-base); its seconds."""
+    start = time.time()
+    prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common_args(args),
+                          capture_output=True, text=True)
+    if prep.returncode != 0:
+        fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
+    return time.time() - start
+
+
 def common_args(args):
     return ["--jobs", str(args.jobs)] + (["--labs"] + args.labs if args.labs else []) + \
         ([f"--cmake-args={args.cmake_args}"] if args.cmake_args else [])
@@ -242,12 +247,7 @@ def together(args, out):
     names, base_s, serial_s = serial["kinds"], serial["base_s"], serial["seconds"]
     base = os.path.join(out, "base")
     if not os.path.isdir(base):  # the serial stage ran elsewhere (its DIR copied here without the base)
-        start = time.time()
-        prep = subprocess.run([sys.executable, GRADE, "--prepare-base", base] + common_args(args),
-                              capture_output=True, text=True)
-        if prep.returncode != 0:
-            fail(1, f"the base does not build: {prep.stderr.strip()[-300:]}")
-        print(f"base: prepared again for this stage in {time.time() - start:.0f} s")
+        print(f"base: prepared again for this stage in {prepare_base(args, base):.0f} s")
     kinds = os.path.join(out, "kinds")
     batch = os.path.join(out, "batch")
     shutil.rmtree(batch, ignore_errors=True)
