@@ -609,6 +609,14 @@ Workspace<T>::Workspace(std::size_t capacity)
   counter_.fill_bytes(0);
 }
 
+template <typename T>
+void Workspace<T>::reset(unsigned char poison) {
+  scratch_.fill_bytes(poison);
+  for (auto& p : partial_) p.fill_bytes(poison);
+  result_.fill_bytes(poison);
+  counter_.fill_bytes(0);
+}
+
 std::string fallback(Variant v, const void* in) {
   // The vector loads need 16-byte alignment (cudaMalloc gives 256); otherwise warp_shuffle
   // does the same work with scalar loads.

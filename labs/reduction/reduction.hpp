@@ -48,6 +48,10 @@ class Workspace {
   explicit Workspace(std::size_t capacity);
   T* result() { return result_.data(); }
   std::size_t capacity() const { return capacity_; }
+  // Back to the state of a new workspace, without allocating: every scratch, partial and result
+  // byte set to `poison`, the ticket counter 0. A test that reuses one workspace for many
+  // variants calls it before each, so no variant can read the sums an earlier one left behind.
+  void reset(unsigned char poison);
 
  private:
   template <typename U>
