@@ -36,47 +36,30 @@ std::vector<T> input(std::size_t n, std::uint64_t seed) {
   return x;
 }
 
-// One input (and its exact sum) per size and type, made once: drawing 2^24 values takes
-// about 0.15 s, and every variant x block size at that size would otherwise draw them again
-// (about 20 s of the binary's time, all on the CPU). The block size does not need new data:
-// what breaks a kernel at another block size is its geometry, which the same data exercises.
+// One case per size and type, made once and used by every variant and block size: the input and
+// its exact sum (drawing 2^24 values takes about 0.15 s, about 20 s of the binary's time if every
+// check drew them again; the block size needs no new data, what breaks a kernel at another block
+// size is its geometry), a device copy of the input and a workspace. No check allocates: under a
+// grader that runs many test processes on one GPU at once every cudaMalloc and cudaFree waits for
+// the driver (on the H200, 16 processes at once: about 5 ms per 64 MiB allocate-and-free pair,
+// against 0.1 ms alone), and with six of each per check this binary took 42 s instead of its
+// 2.3 s alone. Before every check the input is uploaded again and the workspace reset (scratch,
+// partials and result poisoned, the ticket counter zeroed), so a variant sees what a fresh one
+// would: it cannot be handed a changed input, nor pass on partial sums a correct one left behind.
 template <typename T>
-struct Input {
+struct Case {
   std::vector<T> x;
   long long exact = 0;
-};
-
-template <typename T>
-const Input<T>& cached_input(std::size_t n) {
-  static std::map<std::size_t, Input<T>> made;
-  auto it = made.find(n);
-  if (it == made.end()) {
-    Input<T> in;
-    in.x = input<T>(n, 7 * n + 1);
-    for (T e : in.x) in.exact += static_cast<long long>(e);
-    it = made.emplace(n, std::move(in)).first;
-  }
-  return it->second;
-}
-
-// One device copy of each input and one workspace per size and type, made once and reused by
-// every variant and block size. Each check makes no allocation: under a grader that runs many
-// test processes on one GPU at once, every cudaMalloc and cudaFree waits for the driver
-// (on the H200, 16 processes at once: about 5 ms per 64 MiB allocate-and-free pair, against
-// 0.1 ms alone), and with six of each per check this binary took 42 s instead of its 2.3 s alone.
-// Before every check the input is uploaded again and the workspace reset (scratch, partials and
-// result poisoned, the ticket counter zeroed), so a variant sees what a fresh one would: it cannot
-// be handed a changed input, nor pass on partial sums a correct variant left behind.
-template <typename T>
-struct DeviceCase {
   cudalab::DeviceBuffer<T> in;
   reduction::Workspace<T> ws;
-  explicit DeviceCase(std::size_t n) : in(n), ws(n) {}
+  explicit Case(std::size_t n) : x(input<T>(n, 7 * n + 1)), in(n), ws(n) {
+    for (T e : x) exact += static_cast<long long>(e);
+  }
 };
 
 template <typename T>
-DeviceCase<T>& device_case(std::size_t n) {
-  static std::map<std::size_t, DeviceCase<T>> made;
+Case<T>& cached_case(std::size_t n) {
+  static std::map<std::size_t, Case<T>> made;
   auto it = made.find(n);
   if (it == made.end()) it = made.emplace(std::piecewise_construct, std::forward_as_tuple(n), std::forward_as_tuple(n)).first;
   return it->second;
@@ -84,8 +67,7 @@ DeviceCase<T>& device_case(std::size_t n) {
 
 template <typename T>
 void check(Variant v, std::size_t n, int block) {
-  const auto& [x, exact] = cached_input<T>(n);
-  auto& [d, ws] = device_case<T>(n);
+  auto& [x, exact, d, ws] = cached_case<T>(n);
   d.upload(x);
   ws.reset(0xAB);  // poison: far from any sum of these inputs
   reduction::reduce(v, d.data(), n, block, ws);
