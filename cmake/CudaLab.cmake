@@ -29,6 +29,19 @@ set(CUDALAB_TIMEOUT_GPU 120 CACHE STRING "Seconds a GPU test may run (ctest TIME
 set(CUDALAB_TIMEOUT_SANITIZE 300 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")
 option(CUDALAB_GTEST_BATCH "One ctest test per GoogleTest binary (scripts/gtest_batch.py: one process, a limit per case, a JUnit report per binary in <build>/gtest-batch/) instead of one per case" ON)
 set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started through (the grader's sandbox)")
+# GPU test processes run with CUDA_DEVICE_MAX_CONNECTIONS set to this (0: the driver's default, 8).
+# Context creation is close to serial across the processes of one GPU, and each hardware work
+# queue of a context costs part of it: on the H200, 16 processes started together took 2.5 s
+# each on average to create their contexts with 8 queues, 0.9 s with 1
+# (docs/reports/grade-bench-h200-maxconn.txt). The tests check results, not concurrency
+# between streams (with one queue, work on different streams may wait for each other, which
+# only the labs' own timed runs would see; they are not run through ctest's environment).
+set(CUDALAB_TEST_MAX_CONNECTIONS 1 CACHE STRING "CUDA_DEVICE_MAX_CONNECTIONS of every GPU test process (0: the driver's default)")
+if(CUDALAB_TEST_MAX_CONNECTIONS GREATER 0)
+  set(CUDALAB_GPU_TEST_ENV "CUDA_DEVICE_MAX_CONNECTIONS=${CUDALAB_TEST_MAX_CONNECTIONS}")
+else()
+  set(CUDALAB_GPU_TEST_ENV "")
+endif()
 
 # The TIMEOUT for a test with these labels.
 function(cudalab_timeout_for labels out_var)
@@ -41,10 +54,13 @@ function(cudalab_timeout_for labels out_var)
   endif()
 endfunction()
 
-# A test's LABELS, and its TIMEOUT from them.
+# A test's LABELS, and its TIMEOUT from them (and, for a GPU test, CUDALAB_GPU_TEST_ENV).
 function(cudalab_test_labels test labels)
   cudalab_timeout_for("${labels}" timeout)
   set_tests_properties(${test} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
+  if("gpu" IN_LIST labels AND CUDALAB_GPU_TEST_ENV)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${CUDALAB_GPU_TEST_ENV}")
+  endif()
 endfunction()
 
 # Tests start this target through the launcher (ctest prepends a target's emulator).
@@ -172,6 +188,9 @@ function(cudalab_add_gtest target labels)
                      --junit ${CMAKE_BINARY_DIR}/gtest-batch/${target}.xml --timeout ${timeout}
                      "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${target}>)
     set_tests_properties(${target} PROPERTIES LABELS "${labels};gtest_batch" TIMEOUT 3600 COST 100 SKIP_RETURN_CODE 77)  # long: start early
+    if("gpu" IN_LIST labels AND CUDALAB_GPU_TEST_ENV)
+      set_tests_properties(${target} PROPERTIES ENVIRONMENT "${CUDALAB_GPU_TEST_ENV}")
+    endif()
     return()
   endif()
   if(CUDALAB_TEST_LAUNCHER)  # graded one case per process: the verdict channel decides, not the exit status
@@ -186,10 +205,14 @@ function(cudalab_add_gtest target labels)
   # Labels are set by a second include file that ctest reads after the discovered tests exist:
   # gtest_discover_tests' PROPERTIES would split a list of labels into separate arguments.
   cudalab_timeout_for("${labels}" timeout)
+  set(env_property "")
+  if("gpu" IN_LIST labels AND CUDALAB_GPU_TEST_ENV)
+    set(env_property " ENVIRONMENT \"${CUDALAB_GPU_TEST_ENV}\"")
+  endif()
   set(label_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
   file(WRITE ${label_file}
        "foreach(t IN LISTS ${target}_TESTS)\n"
-       "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\" TIMEOUT ${timeout})\n"
+       "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\" TIMEOUT ${timeout}${env_property})\n"
        "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
 endfunction()

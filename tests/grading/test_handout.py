@@ -123,6 +123,16 @@ class Handout(unittest.TestCase):
         # The points table names the tests of every region, and each of its patterns matches a test.
         listed = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], capture_output=True, text=True)
         names = [t["name"] for t in json.loads(listed.stdout)["tests"]]
+        # Every GPU test process starts with one hardware work queue (CUDALAB_TEST_MAX_CONNECTIONS:
+        # contexts are made far faster when many test processes start at once), the discovered
+        # GoogleTest cases included; no CPU test is given it.
+        props = {t["name"]: {p["name"]: p["value"] for p in t.get("properties", [])}
+                 for t in json.loads(listed.stdout)["tests"]}
+        queues = {n: "CUDA_DEVICE_MAX_CONNECTIONS=1" in p.get("ENVIRONMENT", []) for n, p in props.items()}
+        gpu = [n for n, p in props.items() if "gpu" in p.get("LABELS", [])]
+        self.assertGreater(len(gpu), 100)
+        self.assertEqual([n for n in gpu if not queues[n]], [])
+        self.assertEqual([n for n, p in props.items() if "gpu" not in p.get("LABELS", []) and queues[n]], [])
         with open(os.path.join(ROOT, "grading", "points.json")) as f:
             tasks = json.load(f)["tasks"]
         region_ids = {r.id for rs in self.regions.values() for r in rs}
