@@ -35,7 +35,8 @@ set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started
 # each on average to create their contexts with 8 queues, 0.9 s with 1
 # (docs/reports/grade-bench-h200-maxconn.txt). The tests check results, not concurrency
 # between streams (with one queue, work on different streams may wait for each other, which
-# only the labs' own timed runs would see; they are not run through ctest's environment).
+# only the labs' own timed runs would see; they are not run through ctest's environment). A test
+# that needs streams to run side by side has the label "streams" and keeps the driver's default.
 set(CUDALAB_TEST_MAX_CONNECTIONS 1 CACHE STRING "CUDA_DEVICE_MAX_CONNECTIONS of every GPU test process (0: the driver's default)")
 if(CUDALAB_TEST_MAX_CONNECTIONS GREATER 0)
   set(CUDALAB_GPU_TEST_ENV "CUDA_DEVICE_MAX_CONNECTIONS=${CUDALAB_TEST_MAX_CONNECTIONS}")
@@ -58,8 +59,18 @@ endfunction()
 function(cudalab_test_labels test labels)
   cudalab_timeout_for("${labels}" timeout)
   set_tests_properties(${test} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
-  if("gpu" IN_LIST labels AND CUDALAB_GPU_TEST_ENV)
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${CUDALAB_GPU_TEST_ENV}")
+  cudalab_gpu_test_env("${labels}" env)
+  if(env)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${env}")
+  endif()
+endfunction()
+
+# CUDALAB_GPU_TEST_ENV for a test with these labels: a GPU test's, unless it is labelled "streams".
+function(cudalab_gpu_test_env labels out_var)
+  if("gpu" IN_LIST labels AND NOT "streams" IN_LIST labels)
+    set(${out_var} "${CUDALAB_GPU_TEST_ENV}" PARENT_SCOPE)
+  else()
+    set(${out_var} "" PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -188,8 +199,9 @@ function(cudalab_add_gtest target labels)
                      --junit ${CMAKE_BINARY_DIR}/gtest-batch/${target}.xml --timeout ${timeout}
                      "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${target}>)
     set_tests_properties(${target} PROPERTIES LABELS "${labels};gtest_batch" TIMEOUT 3600 COST 100 SKIP_RETURN_CODE 77)  # long: start early
-    if("gpu" IN_LIST labels AND CUDALAB_GPU_TEST_ENV)
-      set_tests_properties(${target} PROPERTIES ENVIRONMENT "${CUDALAB_GPU_TEST_ENV}")
+    cudalab_gpu_test_env("${labels}" env)
+    if(env)
+      set_tests_properties(${target} PROPERTIES ENVIRONMENT "${env}")
     endif()
     return()
   endif()
@@ -205,9 +217,10 @@ function(cudalab_add_gtest target labels)
   # Labels are set by a second include file that ctest reads after the discovered tests exist:
   # gtest_discover_tests' PROPERTIES would split a list of labels into separate arguments.
   cudalab_timeout_for("${labels}" timeout)
+  cudalab_gpu_test_env("${labels}" env)
   set(env_property "")
-  if("gpu" IN_LIST labels AND CUDALAB_GPU_TEST_ENV)
-    set(env_property " ENVIRONMENT \"${CUDALAB_GPU_TEST_ENV}\"")
+  if(env)
+    set(env_property " ENVIRONMENT \"${env}\"")
   endif()
   set(label_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
   file(WRITE ${label_file}

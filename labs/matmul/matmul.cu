@@ -55,22 +55,42 @@ __global__ void matmul_coalesced(const float* __restrict__ a, const float* __res
 // ---- 3. shared-memory tiles: T x T threads share a T x T tile of A and of B ------------------
 // Each element brought into shared memory is used by T threads: global loads per FMA fall from
 // 2 to 2 / T. The inner loop now reads shared memory: 2 shared loads per FMA, which limits it.
+// The tiles also change what L2 must hold: a block reads a panel of T rows of A and one of T
+// columns of B, and the blocks in flight at once (a few hundred) share them only if they are
+// neighbours in C. grouped_tile() hands them out kGroupRows tile rows at a time, column by
+// column: the blocks in flight cover a square of C whose panels fit in L2 together, where row
+// order would cover a band two tiles high and stream all of B from DRAM again for each band.
+constexpr int kGroupRows = 16;
+// The (column, row) of this block's tile of C in that grouped order (a bijection on the grid).
+__device__ __forceinline__ int2 grouped_tile() {
+  const int tiles_n = static_cast<int>(gridDim.x), tiles_m = static_cast<int>(gridDim.y);
+  const int id = static_cast<int>(blockIdx.y) * tiles_n + static_cast<int>(blockIdx.x);
+  const int per_group = kGroupRows * tiles_n;
+  const int first_row = id / per_group * kGroupRows;
+  const int rows = min(tiles_m - first_row, kGroupRows);
+  const int in_group = id % per_group;
+  return make_int2(in_group / rows, first_row + in_group % rows);
+}
+
 template <int T>
 __global__ void __launch_bounds__(T* T) matmul_smem(const float* __restrict__ a, const float* __restrict__ b,
                                                      float* __restrict__ c, int m, int n, int k) {
   __shared__ float as[T][T];
   __shared__ float bs[T][T];
+  const int2 tile = grouped_tile();
+  const int bx = tile.x, by = tile.y;
   // STUDENT-BEGIN(matmul.smem_tile): the shared-memory tile
-  // TASK: Thread (tx, ty) of block (bx, by) computes C[row][col] with row = by * T + ty and
-  // col = bx * T + tx. Walk K in steps of T: each step, the block loads the T x T tile of A at
+  // TASK: Thread (tx, ty) computes C[row][col] of the block's tile (bx, by), given above in the
+  // grouped order, with row = by * T + ty and col = bx * T + tx. Walk K in steps of T: each
+  // step, the block loads the T x T tile of A at
   // (by * T, p0) and of B at (p0, bx * T) into as and bs, one element per thread
   // (as[ty][tx] = A[row][p0 + tx], bs[ty][tx] = B[p0 + ty][col]; 0 outside the matrices), waits for
   // the whole tile, adds the T products as[ty][q] * bs[q][tx], and waits again before the next
   // tile overwrites them. Store C[row][col] only inside C. Use size_t offsets.
   // HINT: about 15 lines; two __syncthreads() per step.
-  // STUB: (void)a; (void)b; (void)c; (void)m; (void)n; (void)k; (void)as; (void)bs;
+  // STUB: (void)a; (void)b; (void)c; (void)m; (void)n; (void)k; (void)as; (void)bs; (void)bx; (void)by;
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int row = static_cast<int>(blockIdx.y) * T + ty, col = static_cast<int>(blockIdx.x) * T + tx;
+  const int row = by * T + ty, col = bx * T + tx;
   float acc = 0.0f;
   for (int p0 = 0; p0 < k; p0 += T) {
     as[ty][tx] = row < m && p0 + tx < k ? a[static_cast<size_t>(row) * k + p0 + tx] : 0.0f;
