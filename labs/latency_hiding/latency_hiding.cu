@@ -164,28 +164,25 @@ bool load_point_fits_of(int warps_per_sm) {
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, read_kernel<Loads, V>, s.threads, 0));
   return fit >= s.blocks_per_sm;
 }
-template <typename V>
-bool load_point_fits_width(int warps_per_sm, int loads) {
+// f(std::integral_constant<int, Loads>{}) for the loads per thread the kernel is built for.
+template <typename F>
+auto with_loads(int loads, F&& f) {
   switch (loads) {
-    case 1: return load_point_fits_of<1, V>(warps_per_sm);
-    case 2: return load_point_fits_of<2, V>(warps_per_sm);
-    case 4: return load_point_fits_of<4, V>(warps_per_sm);
-    case 8: return load_point_fits_of<8, V>(warps_per_sm);
-    case 16: return load_point_fits_of<16, V>(warps_per_sm);
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 16: return f(std::integral_constant<int, 16>{});
     default: throw std::invalid_argument("load_point: loads per thread must be 1, 2, 4, 8 or 16");
   }
 }
-
+template <typename V>
+bool load_point_fits_width(int warps_per_sm, int loads) {
+  return with_loads(loads, [&](auto l) { return load_point_fits_of<decltype(l)::value, V>(warps_per_sm); });
+}
 template <typename V>
 LoadPoint load_point_width(cudalab::Benchmarker& bench, const ReadSet& set, int warps_per_sm, int loads) {
-  switch (loads) {
-    case 1: return load_point_of<1, V>(bench, set, warps_per_sm);
-    case 2: return load_point_of<2, V>(bench, set, warps_per_sm);
-    case 4: return load_point_of<4, V>(bench, set, warps_per_sm);
-    case 8: return load_point_of<8, V>(bench, set, warps_per_sm);
-    case 16: return load_point_of<16, V>(bench, set, warps_per_sm);
-    default: throw std::invalid_argument("load_point: loads per thread must be 1, 2, 4, 8 or 16");
-  }
+  return with_loads(loads, [&](auto l) { return load_point_of<decltype(l)::value, V>(bench, set, warps_per_sm); });
 }
 
 __global__ void fill_kernel(std::uint32_t* w, std::size_t n) {

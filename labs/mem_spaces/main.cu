@@ -4,6 +4,7 @@
 //   ./labs/mem_spaces --n 1000 --block 128
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,22 @@ bool contention_section(cudalab::Report& report, const Options& o, cudalab::Benc
   return ladder.all_ok;
 }
 
+// A rung's check of the table reads: a thread's sum depends only on its lane (i % 32: blocks
+// are whole warps), and want holds the 32 lanes' sums.
+std::function<bool()> lane_sums_check(const cudalab::DeviceBuffer<unsigned>& d_out, std::size_t threads,
+                                      std::vector<unsigned> want, std::string name) {
+  return [&d_out, threads, want = std::move(want), name = std::move(name)] {
+    const std::vector<unsigned> got = d_out.download();
+    for (std::size_t i = 0; i < threads; ++i) {
+      if (got[i] != want[i % 32]) {
+        std::fprintf(stderr, "mem_spaces: %s: thread %zu summed %u, expected %u\n", name.c_str(), i, got[i], want[i % 32]);
+        return false;
+      }
+    }
+    return true;
+  };
+}
+
 // Constant memory's broadcast: a warp's lanes reading 1 .. 32 different words of a
 // __constant__ table, and the same reads through __ldg.
 bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
@@ -223,19 +240,9 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
       r.name = fmt::format("{}_{}", mem_spaces::table_read_name(how), distinct);
       r.poison = [&d_out] { d_out.fill_bytes(0xAB); };
       r.launch = [&, how, distinct] { mem_spaces::launch_table_reads(how, distinct, d_out.data(), threads, o.block); };
-      // A thread's sum depends only on its lane (i % 32: blocks are whole warps).
       std::vector<unsigned> want(32);
       for (unsigned lane = 0; lane < 32; ++lane) want[lane] = mem_spaces::table_read_reference(words, distinct, lane);
-      r.check = [&d_out, threads, want, name = r.name] {
-        const std::vector<unsigned> got = d_out.download();
-        for (std::size_t i = 0; i < threads; ++i) {
-          if (got[i] != want[i % 32]) {
-            std::fprintf(stderr, "mem_spaces: %s: thread %zu summed %u, expected %u\n", name.c_str(), i, got[i], want[i % 32]);
-            return false;
-          }
-        }
-        return true;
-      };
+      r.check = lane_sums_check(d_out, threads, want, r.name);
       rungs.push_back(std::move(r));
     }
   }
@@ -244,17 +251,8 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
     r.name = "constant_known_1";
     r.poison = [&d_out] { d_out.fill_bytes(0xAB); };
     r.launch = [&] { mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantKnown, 1, d_out.data(), threads, o.block); };
-    const unsigned want = mem_spaces::table_read_known_reference(words);
-    r.check = [&d_out, threads, want] {
-      const std::vector<unsigned> got = d_out.download();
-      for (std::size_t i = 0; i < threads; ++i) {
-        if (got[i] != want) {
-          std::fprintf(stderr, "mem_spaces: constant_known_1: thread %zu summed %u, expected %u\n", i, got[i], want);
-          return false;
-        }
-      }
-      return true;
-    };
+    r.check = lane_sums_check(d_out, threads, std::vector<unsigned>(32, mem_spaces::table_read_known_reference(words)),
+                              r.name);
     rungs.push_back(std::move(r));
   }
   const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
