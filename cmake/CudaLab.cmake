@@ -59,10 +59,7 @@ endfunction()
 function(cudalab_test_labels test labels)
   cudalab_timeout_for("${labels}" timeout)
   set_tests_properties(${test} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
-  cudalab_gpu_test_env("${labels}" env)
-  if(env)
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${env}")
-  endif()
+  cudalab_set_gpu_test_env(${test} "${labels}")
 endfunction()
 
 # CUDALAB_GPU_TEST_ENV for a test with these labels: a GPU test's, unless it is labelled "streams".
@@ -71,6 +68,14 @@ function(cudalab_gpu_test_env labels out_var)
     set(${out_var} "${CUDALAB_GPU_TEST_ENV}" PARENT_SCOPE)
   else()
     set(${out_var} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The test's ENVIRONMENT from cudalab_gpu_test_env (nothing set where that is empty).
+function(cudalab_set_gpu_test_env test labels)
+  cudalab_gpu_test_env("${labels}" env)
+  if(env)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${env}")
   endif()
 endfunction()
 
@@ -199,10 +204,7 @@ function(cudalab_add_gtest target labels)
                      --junit ${CMAKE_BINARY_DIR}/gtest-batch/${target}.xml --timeout ${timeout}
                      "--launcher=${CUDALAB_TEST_LAUNCHER}" -- $<TARGET_FILE:${target}>)
     set_tests_properties(${target} PROPERTIES LABELS "${labels};gtest_batch" TIMEOUT 3600 COST 100 SKIP_RETURN_CODE 77)  # long: start early
-    cudalab_gpu_test_env("${labels}" env)
-    if(env)
-      set_tests_properties(${target} PROPERTIES ENVIRONMENT "${env}")
-    endif()
+    cudalab_set_gpu_test_env(${target} "${labels}")
     return()
   endif()
   if(CUDALAB_TEST_LAUNCHER)  # graded one case per process: the verdict channel decides, not the exit status

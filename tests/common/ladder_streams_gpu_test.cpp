@@ -4,7 +4,6 @@
 // the work on the other stream is queued before the timer's last event and is timed after all.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -54,6 +53,5 @@ TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
   }
   EXPECT_TRUE(honest_suspect.empty()) << "honest rung suspect in 3 attempts: " << honest_suspect;
 }
-
 
 }  // namespace

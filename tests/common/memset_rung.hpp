@@ -12,7 +12,7 @@ namespace cudalab_test {
 
 // A "kernel" made of a memset: writes `value` to every byte of the buffer.
 inline cudalab::Rung memset_rung(const std::string& name, cudalab::DeviceBuffer<unsigned char>& buf, int value,
-                          std::vector<std::string>& log) {
+                                 std::vector<std::string>& log) {
   cudalab::Rung r;
   r.name = name;
   r.bytes = static_cast<double>(buf.size());

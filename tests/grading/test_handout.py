@@ -132,8 +132,8 @@ class Handout(unittest.TestCase):
         gpu = [n for n, p in props.items() if "gpu" in p.get("LABELS", []) and "streams" not in p["LABELS"]]
         self.assertGreater(len(gpu), 100)
         self.assertEqual([n for n in gpu if not queues[n]], [])
-        self.assertEqual(sorted(n for n in props if queues[n] and n not in gpu),
-                         [])  # CPU tests and those labelled "streams" (concurrent streams) keep the default
+        # CPU tests and those labelled "streams" (streams side by side) keep the driver's default
+        self.assertEqual(sorted(n for n in props if queues[n] and n not in gpu), [])
         self.assertIn("Ladder.WorkOnAnotherStreamIsSuspect", [n for n in props if not queues[n]])
         with open(os.path.join(ROOT, "grading", "points.json")) as f:
             tasks = json.load(f)["tasks"]
