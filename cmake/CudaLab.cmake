@@ -38,6 +38,9 @@ set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started
 # only the labs' own timed runs would see; they are not run through ctest's environment). A test
 # that needs streams to run side by side has the label "streams" and keeps the driver's default.
 set(CUDALAB_TEST_MAX_CONNECTIONS 1 CACHE STRING "CUDA_DEVICE_MAX_CONNECTIONS of every GPU test process (0: the driver's default)")
+if(NOT CUDALAB_TEST_MAX_CONNECTIONS MATCHES "^[0-9]+$" OR CUDALAB_TEST_MAX_CONNECTIONS GREATER 32)
+  message(FATAL_ERROR "CUDALAB_TEST_MAX_CONNECTIONS must be 0 (the driver's default) or 1 to 32, not '${CUDALAB_TEST_MAX_CONNECTIONS}'")
+endif()
 if(CUDALAB_TEST_MAX_CONNECTIONS GREATER 0)
   set(CUDALAB_GPU_TEST_ENV "CUDA_DEVICE_MAX_CONNECTIONS=${CUDALAB_TEST_MAX_CONNECTIONS}")
 else()
