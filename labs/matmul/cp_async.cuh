@@ -24,6 +24,14 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* src, bool val
 #endif
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// The same to a shared-memory address (__cvta_generic_to_shared's 32 bits), for kernels that
+// work their addresses out once. sm_80+ only.
+__device__ __forceinline__ void cp_async16_at(unsigned smem, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(src), "r"(valid ? 16 : 0));
+}
+#endif
+
 __device__ __forceinline__ void cp_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::);

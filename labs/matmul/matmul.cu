@@ -5,6 +5,7 @@
 // Each rung says what the one before it wasted and what it changes.
 #include "matmul.hpp"
 #include "cp_async.cuh"
+#include "tile_order.cuh"
 
 #include <cublas_v2.h>
 
@@ -57,27 +58,18 @@ __global__ void matmul_coalesced(const float* __restrict__ a, const float* __res
 // 2 to 2 / T. The inner loop now reads shared memory: 2 shared loads per FMA, which limits it.
 // The tiles also change what L2 must hold: a block reads a panel of T rows of A and one of T
 // columns of B, and the blocks in flight at once (a few hundred) share them only if they are
-// neighbours in C. grouped_tile() hands them out kGroupRows tile rows at a time, column by
-// column: the blocks in flight cover a square of C whose panels fit in L2 together, where row
-// order would cover a band two tiles high and stream all of B from DRAM again for each band.
+// neighbours in C. grouped_tile() (tile_order.cuh) hands them out kGroupRows tile rows at a
+// time, column by column: the blocks in flight cover a square of C whose panels fit in L2
+// together, where row order would cover a band two tiles high and stream all of B from DRAM
+// again for each band.
 constexpr int kGroupRows = 16;
-// The (column, row) of this block's tile of C in that grouped order (a bijection on the grid).
-__device__ __forceinline__ int2 grouped_tile() {
-  const int tiles_n = static_cast<int>(gridDim.x), tiles_m = static_cast<int>(gridDim.y);
-  const int id = static_cast<int>(blockIdx.y) * tiles_n + static_cast<int>(blockIdx.x);
-  const int per_group = kGroupRows * tiles_n;
-  const int first_row = id / per_group * kGroupRows;
-  const int rows = min(tiles_m - first_row, kGroupRows);
-  const int in_group = id % per_group;
-  return make_int2(in_group / rows, first_row + in_group % rows);
-}
 
 template <int T>
 __global__ void __launch_bounds__(T* T) matmul_smem(const float* __restrict__ a, const float* __restrict__ b,
                                                      float* __restrict__ c, int m, int n, int k) {
   __shared__ float as[T][T];
   __shared__ float bs[T][T];
-  const int2 tile = grouped_tile();
+  const int2 tile = grouped_tile(kGroupRows);
   const int bx = tile.x, by = tile.y;
   // STUDENT-BEGIN(matmul.smem_tile): the shared-memory tile
   // TASK: Thread (tx, ty) computes C[row][col] of the block's tile (bx, by), given above in the

@@ -6,6 +6,7 @@
 // GPU the kernels are empty and launch() refuses them (unavailable()).
 #include "tensor.hpp"
 #include "cp_async.cuh"
+#include "tile_order.cuh"
 #include "wgmma.hpp"
 
 #include <cuda_bf16.h>
@@ -146,6 +147,9 @@ using MmaBase = MmaTile<128, 128, 32, 2, 4, 3>;  // the three layout rungs: 8 wa
 // or 64, 4 or 8 warps, 3 or 4 stages: 230-291 TFLOP/s) the K slices of 64 were the ones that
 // moved (288 and 291); the wider tile alone with K slices of 32 ran at 245.
 using MmaWide = MmaTile<128, 256, 64, 2, 4, 3>;
+// mma_sync_pipelined: the same tile, software-pipelined (matmul_mma_pipelined below).
+using MmaPipe = MmaTile<128, 256, 64, 2, 4, 3>;
+constexpr int kPipeMinBlocks = 1, kPipeGroupRows = 16;
 // The shared-memory layout of a stage, where element (r, c) of A's BM x BK slice and of B's
 // BK x BN slice goes. ldmatrix reads 8 rows x 16 bytes (one 16-byte chunk of each row) at a
 // time; the layout decides how many passes that takes.
@@ -176,16 +180,19 @@ struct MmaLayout {
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const bf16* p) {
+// Four 8 x 8 matrices of 16-bit elements; each lane gives one row's shared-memory address.
+__device__ __forceinline__ void ldmatrix_x4_at(unsigned (&r)[4], unsigned address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(p)));
+               : "r"(address));
 }
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const bf16* p) {
+__device__ __forceinline__ void ldmatrix_x4_trans_at(unsigned (&r)[4], unsigned address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(p)));
+               : "r"(address));
 }
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const bf16* p) { ldmatrix_x4_at(r, smem_address(p)); }
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const bf16* p) { ldmatrix_x4_trans_at(r, smem_address(p)); }
 // d = a b + d for one 16 x 8 tile: a is 16 x 16 (4 registers of 2 BF16), b 16 x 8 (2), d 4 floats.
 __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -222,6 +229,36 @@ __device__ __forceinline__ void load_slice(bf16* stage, const bf16* __restrict__
     for (int e = static_cast<int>(threadIdx.x); e < T::BK * T::BN; e += T::threads) {
       const int r = e / T::BN, q = e % T::BN;
       bs[L::b(r, q)] = k0 + r < k && n0 + q < n ? b[static_cast<size_t>(k0 + r) * n + n0 + q] : zero;
+    }
+  }
+}
+#endif
+
+#ifdef MATMUL_TENSOR_CORES
+// A warp's accumulators into C: thread (g = lane / 4, q = lane % 4) holds rows g and g + 8,
+// columns 2q and 2q + 1 of each 16 x 8 tile; only what lies inside C is stored.
+template <typename T>
+__device__ __forceinline__ void store_accumulators(const float (&acc)[T::mi][T::nj][4], float* __restrict__ c, int m, int n,
+                                                   int m0, int n0, int wm, int wn, int lane) {
+  const int g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int mi = 0; mi < T::mi; ++mi) {
+#pragma unroll
+    for (int nj = 0; nj < T::nj; ++nj) {
+      const int col = n0 + wn * T::warp_n + nj * 8 + 2 * q;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = m0 + wm * T::warp_m + mi * 16 + g + 8 * half;
+        if (row >= m) continue;
+        float* dst = c + static_cast<size_t>(row) * n + col;
+        const float x = acc[mi][nj][2 * half], y = acc[mi][nj][2 * half + 1];
+        if (col + 1 < n && n % 2 == 0) {
+          *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+        } else {
+          if (col < n) dst[0] = x;
+          if (col + 1 < n) dst[1] = y;
+        }
+      }
     }
   }
 }
@@ -288,28 +325,154 @@ __global__ void __launch_bounds__(T::threads) matmul_mma_sync(const bf16* __rest
   }
   cp_async_wait<0>();
 
-  // Thread (g = lane / 4, q = lane % 4) holds rows g and g + 8, columns 2q and 2q + 1 of each tile.
-  const int g = lane / 4, q = lane % 4;
+  store_accumulators<T>(acc, c, m, n, m0, n0, wm, wn, lane);
+#else
+  (void)a; (void)b; (void)c; (void)m; (void)n; (void)k;
+#endif
+}
+
+// ---- 3. mma.sync, software-pipelined ------------------------------------------------------------
+// mma_sync_wide keeps the tensor pipe busy less than half the time (Nsight: 45 %) with 8 warps
+// per SM, two per scheduler: 64 x 64 tiles of FP32 accumulators take 128 registers a thread, so
+// no more warps fit, and each warp's own instructions come in phases: its 8 ldmatrix, then its
+// 32 mma waiting on them; at every slice all 8 warps meet at the barrier and then all issue
+// their copies at once. This rung keeps the same tile and layout and overlaps the phases inside
+// each warp (the way CUTLASS's multistage main loop does):
+//   - two sets of fragments: the ldmatrix of step s + 1 are issued before the mma of step s,
+//     so the mma never waits on shared memory (the next slice's first step is loaded across the
+//     barrier, from the stage that has just landed);
+//   - the next slice's cp.async are spread over the first steps of the slice, a few at a time
+//     between the mma, instead of 12 at once after the barrier;
+//   - the addresses are worked out once: a thread's ldmatrix and cp.async offsets do not depend
+//     on the slice, only its stage does (one add), and its row and column predicates are fixed;
+//   - the tiles go out in grouped order (tile_order.cuh), so the blocks in flight share their
+//     panels of A and B in L2.
+// The 16-byte path only (K and N multiples of 8, A and B 16-byte aligned); otherwise launch()
+// runs mma_sync_wide's element-by-element kernel.
+template <typename T, int MinBlocks, int GroupRows>
+__global__ void __launch_bounds__(T::threads, MinBlocks)
+    matmul_mma_pipelined(const bf16* __restrict__ a, const bf16* __restrict__ b, float* __restrict__ c, int m, int n,
+                         int k) {
+#ifdef MATMUL_TENSOR_CORES
+  using L = MmaLayout<kSwizzled, T>;
+  constexpr int kSteps = T::BK / 16;                                    // k16 steps per slice
+  constexpr int kStageBytes = L::stage_elems * static_cast<int>(sizeof(bf16));
+  constexpr int kBBytes = T::BM * L::lda * static_cast<int>(sizeof(bf16));  // where B starts in a stage
+  constexpr int kAChunks = T::BK / 8, kBChunks = T::BN / 8;             // 16-byte chunks of a row
+  constexpr int kARowStep = T::threads / kAChunks, kBRowStep = T::threads / kBChunks;
+  constexpr int kAPieces = T::BM / kARowStep, kBPieces = T::BK / kBRowStep, kPieces = kAPieces + kBPieces;
+  constexpr int kGroups = kSteps - 1;                                   // copy groups, one per step but the last
+  static_assert(kSteps % 2 == 0 && kSteps >= 2, "an even number of k16 steps per slice (the fragment sets alternate)");
+  static_assert(T::threads % kAChunks == 0 && T::threads % kBChunks == 0, "whole rows of chunks per pass");
+  static_assert(kARowStep % 8 == 0 && kBRowStep % 8 == 0, "a thread's rows share their swizzle");
+  static_assert(T::BM % kARowStep == 0 && T::BK % kBRowStep == 0, "whole passes");
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const unsigned smem0 = smem_address(smem_raw);
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int wm = warp / T::WN, wn = warp % T::WN;
+  const int2 tile = grouped_tile(GroupRows);
+  const int m0 = tile.y * T::BM, n0 = tile.x * T::BN;
+  const int slices = (k + T::BK - 1) / T::BK;
+
+  // ldmatrix: byte offsets within a stage. A's rows 16 apart share their swizzle, so the mma
+  // tiles of a warp differ by a constant; the k step and B's 16-column pairs change the XOR.
+  unsigned a_ld[kSteps], b_ld[T::nj / 2];
 #pragma unroll
-  for (int mi = 0; mi < T::mi; ++mi) {
+  for (int s = 0; s < kSteps; ++s) a_ld[s] = 2u * L::a(wm * T::warp_m + lane % 16, s * 16 + (lane / 16) * 8);
 #pragma unroll
-    for (int nj = 0; nj < T::nj; ++nj) {
-      const int col = n0 + wn * T::warp_n + nj * 8 + 2 * q;
+  for (int p = 0; p < T::nj / 2; ++p) b_ld[p] = kBBytes + 2u * L::b(lane % 16, wn * T::warp_n + p * 16 + (lane / 16) * 8);
+
+  // cp.async: piece i of A is row ar + i * kARowStep, chunk column aq; of B row br + i * kBRowStep.
+  const int ar = tid / kAChunks, aq = (tid % kAChunks) * 8, br = tid / kBChunks, bq = (tid % kBChunks) * 8;
+  const unsigned a_st = 2u * L::a(ar, aq), b_st = kBBytes + 2u * L::b(br, bq);
+  const bf16* ga = a + static_cast<size_t>(min(m0 + ar, m - 1)) * k + aq;
+  const bf16* gb = b + static_cast<size_t>(br) * n + min(n0 + bq, n - 8);
+  unsigned a_rows_in = 0;  // bit i: piece i's row of A lies inside A
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = m0 + wm * T::warp_m + mi * 16 + g + 8 * half;
-        if (row >= m) continue;
-        float* dst = c + static_cast<size_t>(row) * n + col;
-        const float x = acc[mi][nj][2 * half], y = acc[mi][nj][2 * half + 1];
-        if (col + 1 < n && n % 2 == 0) {
-          *reinterpret_cast<float2*>(dst) = make_float2(x, y);
-        } else {
-          if (col < n) dst[0] = x;
-          if (col + 1 < n) dst[1] = y;
+  for (int i = 0; i < kAPieces; ++i) a_rows_in |= (m0 + ar + i * kARowStep < m ? 1u : 0u) << i;
+  const bool b_col_in = n0 + bq < n;
+
+  // Piece `i` of slice `t` into stage `stage` (a byte address): zeros outside A and B.
+  const auto copy_piece = [&](int i, int t, unsigned stage) {
+    const int k0 = t * T::BK;
+    if (i < kAPieces) {
+      const bool in = ((a_rows_in >> i) & 1u) && k0 + aq < k;
+      const bf16* src = ga + static_cast<size_t>(i) * kARowStep * k + k0;
+      cp_async16_at(stage + a_st + i * kARowStep * L::lda * 2, in ? src : a, in);
+    } else {
+      const int j = i - kAPieces;
+      const bool in = b_col_in && k0 + br + j * kBRowStep < k;
+      const bf16* src = gb + static_cast<size_t>(k0 + j * kBRowStep) * n;
+      cp_async16_at(stage + b_st + j * kBRowStep * L::ldb * 2, in ? src : b, in);
+    }
+  };
+  unsigned fa[2][T::mi][4], fb[2][T::nj][2];
+  const auto load_fragments = [&](int set, unsigned stage, int s) {
+#pragma unroll
+    for (int mi = 0; mi < T::mi; ++mi) ldmatrix_x4_at(fa[set][mi], stage + a_ld[s] + mi * 16 * L::lda * 2);
+#pragma unroll
+    for (int p = 0; p < T::nj / 2; ++p) {
+      unsigned r[4];
+      ldmatrix_x4_trans_at(r, stage + b_ld[p] + s * 16 * L::ldb * 2);
+      fb[set][2 * p][0] = r[0];
+      fb[set][2 * p][1] = r[1];
+      fb[set][2 * p + 1][0] = r[2];
+      fb[set][2 * p + 1][1] = r[3];
+    }
+  };
+  float acc[T::mi][T::nj][4] = {};
+
+#pragma unroll
+  for (int s = 0; s < T::stages - 1; ++s) {
+    if (s < slices) {
+#pragma unroll
+      for (int i = 0; i < kPieces; ++i) copy_piece(i, s, smem0 + s * kStageBytes);
+    }
+    cp_async_commit();
+  }
+  cp_async_wait<T::stages - 2>();
+  __syncthreads();
+  load_fragments(0, smem0, 0);
+
+  int read = 0, write = T::stages - 1;  // the stages of slice t and of slice t + stages - 1
+  for (int t = 0; t < slices; ++t) {
+    const unsigned cur = smem0 + read * kStageBytes, out = smem0 + write * kStageBytes;
+    const bool copy = t + T::stages - 1 < slices;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      if (s == kSteps - 1) {
+        // Slice t + 1 has landed for every thread, and no thread reads slice t - 1's stage
+        // (the one the copies of this slice fill) any more.
+        cp_async_wait<T::stages - 2>();
+        __syncthreads();
+        read = read + 1 == T::stages ? 0 : read + 1;
+        write = write + 1 == T::stages ? 0 : write + 1;
+        if (t + 1 < slices) load_fragments(0, smem0 + read * kStageBytes, 0);
+      } else {
+        load_fragments((s + 1) % 2, cur, s + 1);
+      }
+      if (s < kGroups) {
+        if (copy) {
+#pragma unroll
+          for (int i = 0; i < kPieces; ++i) {
+            if (i * kGroups / kPieces == s) copy_piece(i, t + T::stages - 1, out);
+          }
+        }
+        if (s == kGroups - 1) cp_async_commit();
+      }
+#pragma unroll
+      for (int mi = 0; mi < T::mi; ++mi) {
+#pragma unroll
+        for (int nj = 0; nj < T::nj; ++nj) {
+          // Serpentine over the columns: consecutive mma share an operand.
+          const int j = mi % 2 ? T::nj - 1 - nj : nj;
+          mma_bf16(acc[mi][j], fa[s % 2][mi], fb[s % 2][j][0], fb[s % 2][j][1]);
         }
       }
     }
   }
+  cp_async_wait<0>();
+  store_accumulators<T>(acc, c, m, n, m0, n0, wm, wn, lane);
 #else
   (void)a; (void)b; (void)c; (void)m; (void)n; (void)k;
 #endif
@@ -354,6 +517,18 @@ void launch_mma_sync_of(const Problem& p) {
   cudalab::allow_dynamic_shared_memory(matmul_mma_sync<Vec, Layout, T>, bytes);  // > 48 KB
   const Shape s{T::BM, T::BN, T::BK, T::threads, T::stages};
   matmul_mma_sync<Vec, Layout, T><<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+}
+
+void launch_mma_pipelined(const Problem& p) {
+  if (!p.vec) {  // the one-element copies: mma_sync_wide's kernel
+    launch_mma_sync_of<false, kSwizzled, MmaPipe>(p);
+    return;
+  }
+  constexpr auto kernel = matmul_mma_pipelined<MmaPipe, kPipeMinBlocks, kPipeGroupRows>;
+  constexpr int bytes = MmaLayout<kSwizzled, MmaPipe>::smem_bytes;
+  cudalab::allow_dynamic_shared_memory(kernel, bytes);
+  const Shape s{MmaPipe::BM, MmaPipe::BN, MmaPipe::BK, MmaPipe::threads, MmaPipe::stages};
+  kernel<<<grid_for(s, p.m, p.n), s.threads, bytes, p.stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
 }
 
 template <int Layout, typename T = MmaBase>
@@ -426,6 +601,10 @@ const std::vector<Row>& ladder() {
       {Variant::kMmaSyncWide, "mma_sync_wide",
        "swizzled, a 128 x 256 tile for the same 8 warps (64 x 64 each: 32 mma per 8 ldmatrix), K slices of 64, 3 stages",
        launch_mma_sync<kSwizzled, MmaWide>, {MmaWide::BM, MmaWide::BN, MmaWide::BK, MmaWide::threads, MmaWide::stages}},
+      {Variant::kMmaSyncPipelined, "mma_sync_pipelined",
+       "the wide tile software-pipelined: next step's ldmatrix before this step's mma, copies spread between them, "
+       "addresses worked out once, grouped tile order",
+       launch_mma_pipelined, {MmaPipe::BM, MmaPipe::BN, MmaPipe::BK, MmaPipe::threads, MmaPipe::stages}},
       {Variant::kWgmmaTma, "wgmma_tma",
        "Hopper: TMA copies into 4 swizzled stages, wgmma.m64n128k16 from shared memory, one warpgroup (sm_90a)",
        launch_wgmma_tma, {hopper::kTmaBM, hopper::kTmaBN, hopper::kBK, hopper::kTmaThreads, hopper::kTmaStages}},
@@ -450,6 +629,7 @@ LayoutCheck layout_check(Variant v) {
     case Variant::kMmaSyncPadded: return check_layout<kPadded>();
     case Variant::kMmaSyncSwizzled: return check_layout<kSwizzled>();
     case Variant::kMmaSyncWide: return check_layout<kSwizzled, MmaWide>();
+    case Variant::kMmaSyncPipelined: return check_layout<kSwizzled, MmaPipe>();
     case Variant::kWmma:
     case Variant::kWgmmaTma:
     case Variant::kWgmmaWarpSpecialized: break;

@@ -3,7 +3,7 @@
 // reference.hpp's to_bf16_bits makes them), FP32 accumulation and an FP32 C, row-major like the
 // SIMT ladder; cuBLAS's BF16 GEMM (cublasGemmEx) is the yardstick. Rungs: WMMA fragments, then
 // mma.sync fed by ldmatrix and a cp.async pipeline, from shared memory as it is (bank
-// conflicts), padded and XOR-swizzled (none); then Hopper's wgmma fed by TMA, in one warpgroup
+// conflicts), padded and XOR-swizzled (none), a wider tile, and software-pipelined; then Hopper's wgmma fed by TMA, in one warpgroup
 // and warp-specialised (wgmma.hpp; sm_90a only).
 #include <cuda_runtime_api.h>
 
@@ -16,7 +16,7 @@
 namespace matmul::tensor {
 
 // The variants, in ladder order; the table in tensor.cu says what each changes.
-enum class Variant { kWmma, kMmaSyncPlain, kMmaSyncPadded, kMmaSyncSwizzled, kMmaSyncWide, kWgmmaTma, kWgmmaWarpSpecialized };
+enum class Variant { kWmma, kMmaSyncPlain, kMmaSyncPadded, kMmaSyncSwizzled, kMmaSyncWide, kMmaSyncPipelined, kWgmmaTma, kWgmmaWarpSpecialized };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 // The C tile one block computes and its threads.

@@ -245,7 +245,7 @@ TEST(TensorVariants, NamesRoundTripAndShapes) {
     EXPECT_EQ(s.block_k % 16, 0);
     EXPECT_EQ(s.threads % 32, 0);
   }
-  EXPECT_EQ(matmul::tensor::all_variants().size(), 7u);
+  EXPECT_EQ(matmul::tensor::all_variants().size(), 8u);
   matmul::tensor::Variant none{};
   EXPECT_FALSE(matmul::tensor::parse_variant("naive", &none));  // the SIMT rungs are another table
 }
@@ -266,12 +266,12 @@ TEST(TensorVariants, LayoutsPredictTheBankConflictsOfLdmatrix) {
   const auto plain = matmul::tensor::layout_check(Variant::kMmaSyncPlain);
   EXPECT_EQ(plain.a_passes, 4);
   EXPECT_EQ(plain.b_passes, 8);
-  for (auto v : {Variant::kMmaSyncPadded, Variant::kMmaSyncSwizzled, Variant::kMmaSyncWide}) {
+  for (auto v : {Variant::kMmaSyncPadded, Variant::kMmaSyncSwizzled, Variant::kMmaSyncWide, Variant::kMmaSyncPipelined}) {
     const auto l = matmul::tensor::layout_check(v);
     EXPECT_EQ(l.a_passes, 1) << matmul::tensor::variant_name(v);
     EXPECT_EQ(l.b_passes, 1) << matmul::tensor::variant_name(v);
   }
-  for (auto v : {Variant::kMmaSyncPlain, Variant::kMmaSyncPadded, Variant::kMmaSyncSwizzled, Variant::kMmaSyncWide}) {
+  for (auto v : {Variant::kMmaSyncPlain, Variant::kMmaSyncPadded, Variant::kMmaSyncSwizzled, Variant::kMmaSyncWide, Variant::kMmaSyncPipelined}) {
     const auto l = matmul::tensor::layout_check(v);
     EXPECT_TRUE(l.a_one_to_one && l.b_one_to_one) << matmul::tensor::variant_name(v);
   }

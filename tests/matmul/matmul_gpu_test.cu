@@ -261,6 +261,21 @@ TEST_P(TensorVariants, MisalignedOperandsTakeTheOneElementPath) {
   }
 }
 
+// Shapes that take the 16-byte copies (N and K multiples of 8) with edges in M, N and K: a last
+// K slice of 8, a single partial slice, and a K of 17 slices of 64 (the stage ring wraps many
+// times), each with C's last tile row and column partly outside.
+TEST_P(TensorVariants, SixteenByteShapesWithEdgesMatchTheCpu) {
+  CUDALAB_REQUIRE_GPU();
+  const auto v = GetParam();
+  if (const std::string why = matmul::tensor::unavailable(v); !why.empty()) GTEST_SKIP() << why;  // sm_75
+  for (const Shape& s : {Shape{8, 8, 8}, Shape{136, 264, 200}, Shape{72, 48, 40}, Shape{264, 520, 1032}}) {
+    expect_bf16_matches_cpu(s, 0, matmul::tensor::variant_name(v), [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      EXPECT_TRUE(matmul::tensor::vector_path(a, b, s.n, s.k));
+      matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
 TEST_P(TensorVariants, RepeatedLaunchesGiveTheSameBits) {
   CUDALAB_REQUIRE_GPU();
   const auto v = GetParam();
