@@ -335,18 +335,19 @@ __global__ void __launch_bounds__(T::threads) matmul_mma_sync(const bf16* __rest
 // mma_sync_wide keeps the tensor pipe busy less than half the time (Nsight: 45 %) with 8 warps
 // per SM, two per scheduler: 64 x 64 tiles of FP32 accumulators take 128 registers a thread, so
 // no more warps fit, and each warp's own instructions come in phases: its 8 ldmatrix, then its
-// 32 mma waiting on them; at every slice all 8 warps meet at the barrier and then all issue
-// their copies at once. This rung keeps the same tile and layout and overlaps the phases inside
+// 32 mma waiting on them, and at every slice all 8 warps meet at the barrier. This rung keeps the same tile and layout and overlaps the phases inside
 // each warp (the way CUTLASS's multistage main loop does):
 //   - two sets of fragments: the ldmatrix of step s + 1 are issued before the mma of step s,
 //     so the mma never waits on shared memory (the next slice's first step is loaded across the
 //     barrier, from the stage that has just landed);
-//   - the next slice's cp.async are spread over the first steps of the slice, a few at a time
-//     between the mma, instead of 12 at once after the barrier;
 //   - the addresses are worked out once: a thread's ldmatrix and cp.async offsets do not depend
 //     on the slice, only its stage does (one add), and its row and column predicates are fixed;
 //   - the tiles go out in grouped order (tile_order.cuh), so the blocks in flight share their
 //     panels of A and B in L2.
+// Timed one change at a time at 8192^3 on the H200 (docs/reports/tune-mma-pipelined-h200.txt):
+// the wide rung's loop with its addresses worked out once runs at 395 TFLOP/s (285 before),
+// the two fragment sets then at 464-473; the grouped order changed nothing measurable there (it trims DRAM reads), and
+// spreading the copies between the mma (as CUTLASS does) was no faster, so they go at once.
 // The 16-byte path only (K and N multiples of 8, A and B 16-byte aligned); otherwise launch()
 // runs mma_sync_wide's element-by-element kernel.
 template <typename T, int MinBlocks, int GroupRows>
@@ -361,7 +362,6 @@ __global__ void __launch_bounds__(T::threads, MinBlocks)
   constexpr int kAChunks = T::BK / 8, kBChunks = T::BN / 8;             // 16-byte chunks of a row
   constexpr int kARowStep = T::threads / kAChunks, kBRowStep = T::threads / kBChunks;
   constexpr int kAPieces = T::BM / kARowStep, kBPieces = T::BK / kBRowStep, kPieces = kAPieces + kBPieces;
-  constexpr int kGroups = kSteps - 1;                                   // copy groups, one per step but the last
   static_assert(kSteps % 2 == 0 && kSteps >= 2, "an even number of k16 steps per slice (the fragment sets alternate)");
   static_assert(T::threads % kAChunks == 0 && T::threads % kBChunks == 0, "whole rows of chunks per pass");
   static_assert(kARowStep % 8 == 0 && kBRowStep % 8 == 0, "a thread's rows share their swizzle");
@@ -451,14 +451,12 @@ __global__ void __launch_bounds__(T::threads, MinBlocks)
       } else {
         load_fragments((s + 1) % 2, cur, s + 1);
       }
-      if (s < kGroups) {
+      if (s == 0) {  // slice t + stages - 1 into the stage slice t - 1 left
         if (copy) {
 #pragma unroll
-          for (int i = 0; i < kPieces; ++i) {
-            if (i * kGroups / kPieces == s) copy_piece(i, t + T::stages - 1, out);
-          }
+          for (int i = 0; i < kPieces; ++i) copy_piece(i, t + T::stages - 1, out);
         }
-        if (s == kGroups - 1) cp_async_commit();
+        cp_async_commit();
       }
 #pragma unroll
       for (int mi = 0; mi < T::mi; ++mi) {
@@ -602,7 +600,7 @@ const std::vector<Row>& ladder() {
        "swizzled, a 128 x 256 tile for the same 8 warps (64 x 64 each: 32 mma per 8 ldmatrix), K slices of 64, 3 stages",
        launch_mma_sync<kSwizzled, MmaWide>, {MmaWide::BM, MmaWide::BN, MmaWide::BK, MmaWide::threads, MmaWide::stages}},
       {Variant::kMmaSyncPipelined, "mma_sync_pipelined",
-       "the wide tile software-pipelined: next step's ldmatrix before this step's mma, copies spread between them, "
+       "the wide tile software-pipelined: next step's ldmatrix before this step's mma (two fragment sets), "
        "addresses worked out once, grouped tile order",
        launch_mma_pipelined, {MmaPipe::BM, MmaPipe::BN, MmaPipe::BK, MmaPipe::threads, MmaPipe::stages}},
       {Variant::kWgmmaTma, "wgmma_tma",
