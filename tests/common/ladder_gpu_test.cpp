@@ -14,6 +14,12 @@ namespace {
 
 using cudalab_test::memset_rung;
 
+// The best rung a correct ladder must report when rung `right` is its only correct one: that
+// rung, or none when the host's clock marked it suspect (a rule the streams test checks).
+int honest_best(const cudalab::LadderResult& ladder, int right) {
+  return ladder.rungs[static_cast<std::size_t>(right)].result.suspect.empty() ? right : -1;
+}
+
 TEST(Ladder, PoisonsChecksAndPicksTheFastestCorrectRung) {
   CUDALAB_REQUIRE_GPU();
   cudalab::Benchmarker bench({1, 3, false});
@@ -30,10 +36,16 @@ TEST(Ladder, PoisonsChecksAndPicksTheFastestCorrectRung) {
   EXPECT_TRUE(ladder.rungs[0].result.correct);
   EXPECT_FALSE(ladder.rungs[1].result.correct);
   EXPECT_FALSE(ladder.all_ok);
-  EXPECT_EQ(ladder.best, 0);  // the wrong rung is never the best, however fast
+  // The wrong rung is never the best, however fast. The right one is, unless the host's clock
+  // marked it suspect (its shortest repetition far longer than the events saw: a host descheduled
+  // in every repetition, as under ctest -j16 beside the grading tests), and then nothing is.
+  EXPECT_EQ(ladder.best, honest_best(ladder, 0)) << ladder.rungs[0].result.suspect;
   EXPECT_GT(ladder.rungs[0].result.timing.median_ms, 0.0);
   EXPECT_EQ(ladder.rungs[0].result.timing.samples_ms.size(), 3u);
-  EXPECT_EQ(cudalab::fallback_notes(ladder), (std::vector<std::string>{"wrong: ran something else"}));
+  std::vector<std::string> notes;
+  if (!ladder.rungs[0].result.suspect.empty()) notes.push_back("right: suspect, not ranked: " + ladder.rungs[0].result.suspect);
+  notes.push_back("wrong: ran something else");
+  EXPECT_EQ(cudalab::fallback_notes(ladder), notes);
   EXPECT_EQ(ladder.rungs[0].first_launch_ms, -1.0);
 }
 
@@ -70,10 +82,11 @@ TEST(Ladder, AKernelThatComputesOnlyOnItsFirstLaunchIsWrongNotFast) {
   EXPECT_TRUE(ladder.rungs[0].wrong_after_timing);
   EXPECT_TRUE(ladder.rungs[1].result.correct);
   EXPECT_FALSE(ladder.rungs[1].wrong_after_timing);
-  EXPECT_EQ(ladder.best, 1);
+  EXPECT_EQ(ladder.best, honest_best(ladder, 1)) << ladder.rungs[1].result.suspect;
   const auto notes = cudalab::fallback_notes(ladder);
-  ASSERT_EQ(notes.size(), 1u);
+  ASSERT_GE(notes.size(), 1u);
   EXPECT_EQ(notes[0], "lazy: right before timing, wrong after the last timed launch");
+  EXPECT_EQ(notes.size(), ladder.rungs[1].result.suspect.empty() ? 1u : 2u);
 }
 
 }  // namespace
