@@ -441,8 +441,9 @@ __global__ void __launch_bounds__(T::threads, MinBlocks)
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
       if (s == kSteps - 1) {
-        // Slice t + 1 has landed for every thread, and no thread reads slice t - 1's stage
-        // (the one the copies of this slice fill) any more.
+        // Slice t + 1 has landed for every thread, and every thread has loaded its last
+        // fragments of slice t (this step's, during the step before): the next slice's copies
+        // may refill slice t's stage once every thread is past this barrier.
         cp_async_wait<T::stages - 2>();
         __syncthreads();
         read = read + 1 == T::stages ? 0 : read + 1;
@@ -451,7 +452,7 @@ __global__ void __launch_bounds__(T::threads, MinBlocks)
       } else {
         load_fragments((s + 1) % 2, cur, s + 1);
       }
-      if (s == 0) {  // slice t + stages - 1 into the stage slice t - 1 left
+      if (s == 0) {  // slice t + stages - 1 into slice t - 1's stage, freed at the last barrier
         if (copy) {
 #pragma unroll
           for (int i = 0; i < kPieces; ++i) copy_piece(i, t + T::stages - 1, out);
