@@ -248,7 +248,10 @@ def main():
             return 0
         return batch(g, subs, out, args)
     finally:
-        g.cleanup()
+        left = g.cleanup()
+        if left:
+            print(f"grade_submission: could not remove {left}", file=sys.stderr)
+            LEFT_BEHIND.append(left)
 
 
 def batch(g, folder, out, args):
@@ -311,6 +314,9 @@ def batch(g, folder, out, args):
     return 0
 
 
+LEFT_BEHIND = []  # what cleanup could not remove (said on the way out, never hidden)
+
+
 def stop(signum, _frame):
     """SIGINT / SIGTERM: every bounded run ends (labgrade.ctest.STOP), each grading's own cleanup
     runs on its way out, then the run's."""
@@ -325,5 +331,7 @@ if __name__ == "__main__":
         sys.exit(main())
     except (KeyboardInterrupt, ctest.Stopped) as e:
         code = e.args[0] if isinstance(e, KeyboardInterrupt) and e.args else signal.SIGINT
-        print(f"grade_submission: stopped by signal {int(code)}; nothing of the run is left behind", file=sys.stderr)
+        print(f"grade_submission: stopped by signal {int(code)}; "
+              + ("left behind: " + "; ".join(LEFT_BEHIND) if LEFT_BEHIND else "nothing of the run is left behind"),
+              file=sys.stderr)
         sys.exit(128 + int(code))

@@ -89,6 +89,17 @@ class Workspace:
                                  keep_bytes=keep_bytes, pass_fds=pass_fds)
 
 
+def remove_tree(path, patience_s=5.0):
+    """Removes the folder at path, trying again for up to patience_s seconds while something
+    still writes into it (a killed build's last processes ending); True once it is gone."""
+    deadline = time.time() + patience_s
+    while True:
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.lexists(path) or time.time() >= deadline:
+            return not os.path.lexists(path)
+        time.sleep(0.1)
+
+
 def lab_targets(labs):
     return [t.format(lab=lab) for lab in labs for t in LAB_TARGETS]
 
@@ -492,16 +503,22 @@ class Grader:
                 self.made_groups.remove(ws.group)
             if self.keep:
                 self.log(f"grade_submission: work folder kept: {scratch}")
-            else:
-                shutil.rmtree(scratch, ignore_errors=True)
+            elif not remove_tree(scratch):
+                self.log(f"grade_submission: could not remove the work folder {scratch}")
 
     def cleanup(self):
+        """Everything the grader made goes: the base's uid lease (its processes reaped first),
+        every memory group, the work folder. Returns "" or what is left behind."""
         if self.box:
-            self.box.close()  # the base's uid lease: its processes reaped first
+            self.box.close()
         for group in list(self.made_groups):  # the base's too when it failed to build
             group.remove()
-        if not self.keep:
-            shutil.rmtree(self.work, ignore_errors=True)
+        if self.keep or remove_tree(self.work):
+            return ""
+        left = []
+        for dirpath, dirs, files in os.walk(self.work):
+            left += [os.path.join(dirpath, n) for n in dirs + files]
+        return f"{self.work} ({len(left)} entries left, first: {', '.join(sorted(left)[:5])})"
 
 
 class SlotPool:
