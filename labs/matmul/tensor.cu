@@ -148,7 +148,7 @@ using MmaBase = MmaTile<128, 128, 32, 2, 4, 3>;  // the three layout rungs: 8 wa
 // moved (288 and 291); the wider tile alone with K slices of 32 ran at 245.
 using MmaWide = MmaTile<128, 256, 64, 2, 4, 3>;
 // mma_sync_pipelined: the same tile, software-pipelined (matmul_mma_pipelined below).
-using MmaPipe = MmaTile<128, 256, 64, 2, 4, 3>;
+using MmaPipe = MmaWide;
 constexpr int kPipeMinBlocks = 1, kPipeGroupRows = 16;
 // The shared-memory layout of a stage, where element (r, c) of A's BM x BK slice and of B's
 // BK x BN slice goes. ldmatrix reads 8 rows x 16 bytes (one 16-byte chunk of each row) at a
@@ -335,8 +335,9 @@ __global__ void __launch_bounds__(T::threads) matmul_mma_sync(const bf16* __rest
 // mma_sync_wide keeps the tensor pipe busy less than half the time (Nsight: 45 %) with 8 warps
 // per SM, two per scheduler: 64 x 64 tiles of FP32 accumulators take 128 registers a thread, so
 // no more warps fit, and each warp's own instructions come in phases: its 8 ldmatrix, then its
-// 32 mma waiting on them, and at every slice all 8 warps meet at the barrier. This rung keeps the same tile and layout and overlaps the phases inside
-// each warp (the way CUTLASS's multistage main loop does):
+// 32 mma waiting on them, and at every slice all 8 warps meet at the barrier. This rung keeps
+// the same tile and layout and overlaps the phases inside each warp (the way CUTLASS's
+// multistage main loop does):
 //   - two sets of fragments: the ldmatrix of step s + 1 are issued before the mma of step s,
 //     so the mma never waits on shared memory (the next slice's first step is loaded across the
 //     barrier, from the stage that has just landed);
