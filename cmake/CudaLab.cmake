@@ -27,6 +27,9 @@
 set(CUDALAB_TIMEOUT_CPU 60 CACHE STRING "Seconds a CPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_GPU 120 CACHE STRING "Seconds a GPU test may run (ctest TIMEOUT)")
 set(CUDALAB_TIMEOUT_SANITIZE 300 CACHE STRING "Seconds a compute-sanitizer test may run (ctest TIMEOUT)")
+# The suite's script tests (labels scripts, grading) start builds and many processes: a few seconds
+# alone, but ten times that on a 2-core machine whose cores the compilers and the other tests share.
+set(CUDALAB_TIMEOUT_SCRIPT 600 CACHE STRING "Seconds a test of the suite's scripts may run (ctest TIMEOUT)")
 option(CUDALAB_GTEST_BATCH "One ctest test per GoogleTest binary (scripts/gtest_batch.py: one process, a limit per case, a JUnit report per binary in <build>/gtest-batch/) instead of one per case" ON)
 set(CUDALAB_TEST_LAUNCHER "" CACHE STRING "Command every test process is started through (the grader's sandbox)")
 # GPU test processes run with CUDA_DEVICE_MAX_CONNECTIONS set to this (0: the driver's default, 8).
@@ -53,6 +56,8 @@ function(cudalab_timeout_for labels out_var)
     set(${out_var} ${CUDALAB_TIMEOUT_SANITIZE} PARENT_SCOPE)
   elseif("gpu" IN_LIST labels)
     set(${out_var} ${CUDALAB_TIMEOUT_GPU} PARENT_SCOPE)
+  elseif("scripts" IN_LIST labels OR "grading" IN_LIST labels)
+    set(${out_var} ${CUDALAB_TIMEOUT_SCRIPT} PARENT_SCOPE)
   else()
     set(${out_var} ${CUDALAB_TIMEOUT_CPU} PARENT_SCOPE)
   endif()

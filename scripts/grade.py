@@ -9,11 +9,13 @@ or the ones named) and write
 A student's submission is graded with scripts/grade_submission.py, which builds and runs it in a
 sandbox; this command runs the build folder as it is.
 
-Points per test come from grading/points.json (first matching pattern, else the lab's per_test,
-else default_per_test). A test that did not run (a GPU test without a GPU) scores 0 and is
+Points come from the tasks of grading/points.json: a task's points are split evenly among the
+tests that grade it, a test that grades no task earns nothing, and a lab whose gate failed (--help,
+bad arguments) earns nothing. The total is the sum of the tasks. A test that did not run (a GPU test without a GPU) scores 0 and is
 reported as skipped: its Gradescope status is "failed" with output "skipped: ...", and
 extra_data.skipped counts them. A test that ran past its limit fails with "failed: timed out
-after N s" (extra_data.timed_out counts them).
+after N s" (extra_data.timed_out counts them). The tests draw their inputs from a seed drawn for
+the run (--test-seed N to repeat one), written to results.json as extra_data.test_seed.
 
   scripts/grade.py                          # every lab, build folder ./build
   scripts/grade.py --labs vec_add rgba_split --out grading-out
@@ -26,6 +28,7 @@ Exit codes: 0 graded (whatever the score), 2 usage error, 3 ctest could not be r
 """
 import json
 import os
+import secrets
 import sys
 import time
 
@@ -51,9 +54,14 @@ def main():
     ap.add_argument("--wall-timeout", type=float, default=7200, help="seconds for the whole ctest run")
     ap.add_argument("--ctest-args", default="", help="extra arguments for ctest")
     ap.add_argument("--results", help="print the lab and task tables of an existing results.json and stop")
+    ap.add_argument("--test-seed", type=int, default=None,
+                    help="the seed the tests draw their inputs from (CUDALAB_TEST_SEED; default: drawn for this run)")
     args = ap.parse_args()
     if args.jobs < 1 or args.timeout <= 0 or args.wall_timeout <= 0:
         fail(2, "--jobs, --timeout and --wall-timeout must be positive")
+    if args.test_seed is not None and not 0 < args.test_seed < 2 ** 63:
+        fail(2, "--test-seed must be a positive integer below 2^63")
+    seed = args.test_seed if args.test_seed is not None else secrets.randbits(62) + 1
     try:
         table = results.load_points(args.points)
     except ValueError as e:
@@ -80,6 +88,7 @@ def main():
     if junit is None:
         junit = os.path.abspath(os.path.join(args.out, "junit.xml"))
         regex = "^(" + "|".join(args.labs) + ")$" if args.labs else None
+        os.environ["CUDALAB_TEST_SEED"] = str(seed)  # ctest and every test it starts draw from it
         try:  # the graders' one pipeline: ctest, its JUnit report, each GoogleTest binary's cases
             run, cases, timed_out = results.run_and_collect(args.build_dir, junit, regex, args.jobs, args.timeout,
                                                             args.wall_timeout, labels, extra=args.ctest_args.split())
@@ -104,7 +113,7 @@ def main():
     if args.junit:
         listed = [t for t in listed if t.name in cases]
     tests = results.score(listed, cases, timed_out)
-    data = results.results_json(tests, table, elapsed)
+    data = results.results_json(tests, table, elapsed, None if args.junit else {"test_seed": seed})
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(data, f, indent=2)
     results.print_labs(tests)

@@ -57,6 +57,9 @@ Options:
   --no-reuse            run every lab's tests for every submission; by default the base's own
                         tests run once and a lab whose region files a submission leaves as handed
                         out (or whose every region is refused) gets the base's results for it
+  --test-seed N         the seed every test draws its inputs from (CUDALAB_TEST_SEED); by default one
+                        drawn at random for this run, and written to each results.json as
+                        extra_data.test_seed, so a grade can be repeated on the same inputs
   --keep                keep the work folders
   --prepare-base DIR    build and list the base into DIR (a new folder) and stop: no submission is
                         graded. Give the same --labs, --cmake-args and --per-case as the graders
@@ -114,7 +117,10 @@ def parse_args():
     ap.add_argument("--leaderboard", action="store_true")
     ap.add_argument("--gtest-batch", action="store_true")
     ap.add_argument("--per-case", action="store_true")
+    ap.add_argument("--test-seed", type=int, default=None)
     args = ap.parse_args()
+    if args.test_seed is not None and not 0 < args.test_seed < 2 ** 63:
+        fail(2, "--test-seed must be a positive integer below 2^63")
     for name in ("jobs", "gpus", "per_gpu", "build_timeout", "lab_timeout", "submission_timeout"):
         if getattr(args, name) <= 0:
             fail(2, f"--{name.replace('_', '-')} must be positive")
@@ -207,7 +213,8 @@ def main():
     limits = grader.Limits(args.build_timeout, args.lab_timeout, args.submission_timeout, args.test_timeout,
                            args.submission_bytes or None)
     g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
-                      measure=args.leaderboard, gtest_batch=not args.per_case, reuse_base=not args.no_reuse)
+                      measure=args.leaderboard, gtest_batch=not args.per_case, reuse_base=not args.no_reuse,
+                      test_seed=args.test_seed)
     try:
         if args.prepare_base:
             g.prepare_base(os.path.abspath(args.prepare_base))

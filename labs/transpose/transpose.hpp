@@ -39,7 +39,8 @@ struct BankCase {
 std::string bank_case_name(const BankCase& c);
 // The word (or, for kBytes, byte) offset lane t reads.
 std::size_t bank_case_offset(const BankCase& c, int lane);
-// Cycles per access of lane 0's chain of `accesses` loads; -1 if a lane's chain went astray.
+// Cycles per access of lane 0's chain of `accesses` loads, timed in chunks of 64 (the fastest
+// chunk: another process's work on the SM only lengthens one); -1 if a lane's chain went astray.
 double bank_cycles(const BankCase& c, int accesses);
 
 }  // namespace transpose

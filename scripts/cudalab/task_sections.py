@@ -68,7 +68,7 @@ def section(lab, found, table, points):
         for r in found[rel]:
             if r.lab != lab:
                 continue
-            tests = ", ".join(f"`{p}`" for p in table.get("tasks", {}).get(r.id, []))
+            tests = ", ".join(f"`{p}`" for p in results.task_tests(table).get(r.id, []))
             pts = points.get(r.id, 0)
             rows.append(f"| `{r.id}` | `{os.path.basename(rel)}`, `{function_of(text, r)}` | {task_text(r)} | {tests} | "
                         f"{pts:g} |")

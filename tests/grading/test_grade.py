@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Self-test of scripts/grade.py: grade a fixture project with a passing, a failing, a
-skipped and a hidden test, and check the scores and the results.json schema."""
+skipped and a hidden test, a test that grades no task and a lab whose gate fails, and check the
+scores (points come from tasks only) and the results.json schema."""
 import json
 import os
 import shutil
@@ -38,12 +39,60 @@ class GradeFixture(unittest.TestCase):
 
     def test_scores(self):
         t = self.by_name
+        # a task's points split evenly among its tests: lab_a.one's 6 among three
         self.assertEqual((t["pass_a"]["score"], t["pass_a"]["max_score"]), (2.0, 2.0))
         self.assertEqual((t["fail_a"]["score"], t["fail_a"]["max_score"]), (0.0, 2.0))
-        self.assertEqual((t["skip_b"]["score"], t["skip_b"]["max_score"]), (0.0, 1.0))
-        self.assertEqual((t["pass_b"]["score"], t["pass_b"]["max_score"]), (3.0, 3.0))  # pattern beats lab default
-        self.assertEqual(self.results["score"], 5.0)
-        self.assertEqual(self.results["extra_data"]["max_score"], 10.0)
+        self.assertEqual((t["skip_b"]["score"], t["skip_b"]["max_score"]), (0.0, 2.0))
+        self.assertEqual((t["pass_b"]["score"], t["pass_b"]["max_score"]), (5.0, 5.0))  # lab_b.two 3 + half of lab_b.both
+        # a test that grades no task earns nothing, however it ends
+        self.assertEqual((t["extra_a"]["status"], t["extra_a"]["score"], t["extra_a"]["max_score"]), ("passed", 0.0, 0.0))
+        # the total is the sum of the tasks' points: 2 + 3 + 2 of 6 + 3 + 4 + 6
+        self.assertEqual(self.results["score"], 7.0)
+        self.assertEqual(self.results["extra_data"]["max_score"], 19.0)
+
+    def test_every_run_draws_its_own_seed_and_the_tests_see_it(self):
+        seed = self.results["extra_data"]["test_seed"]
+        self.assertGreater(seed, 0)
+        self.assertEqual(self.by_name["seed_a"]["status"], "passed")  # CUDALAB_TEST_SEED reached the test
+        out = os.path.join(self.tmp, "out_seed")
+        again = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
+                                "--labs", "lab_a", "--points", os.path.join(HERE, "fixture", "points.json")],
+                               capture_output=True, text=True)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        with open(os.path.join(out, "results.json")) as f:
+            self.assertNotEqual(json.load(f)["extra_data"]["test_seed"], seed)  # a new run, new inputs
+        run = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
+                              "--labs", "lab_a", "--test-seed", "123", "--points", os.path.join(HERE, "fixture", "points.json"),
+                              "--ctest-args", "-R seed_a"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        with open(os.path.join(out, "junit.xml")) as f:
+            self.assertIn("seed=123", f.read())  # repeated on purpose: the same inputs
+        for bad in ("0", "-3", "x"):
+            run = subprocess.run([sys.executable, GRADE, "--test-seed", bad], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 2, bad)
+
+    def test_a_failed_gate_closes_its_lab(self):
+        t = self.by_name
+        self.assertEqual((t["gate_c"]["max_score"], t["gate_c"]["status"]), (0.0, "failed"))  # a gate earns nothing
+        self.assertEqual(t["gate_c"]["extra_data"]["gate"], True)
+        # pass_c passed, but its lab's gate failed: its task earns nothing and the output says why
+        self.assertEqual((t["pass_c"]["score"], t["pass_c"]["max_score"], t["pass_c"]["status"]), (0.0, 6.0, "failed"))
+        self.assertIn("gate gate_c failed", t["pass_c"]["output"])
+        self.assertEqual(self.results["extra_data"]["gates_failed"], {"lab_c": ["gate_c"]})
+        self.assertEqual(self.results["extra_data"]["tasks"]["lab_c.three"]["score"], 0.0)
+        line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_c ")][0]
+        self.assertIn("gate failed: gate_c", line)
+        # the other labs' gates did not fail: their tasks count
+        self.assertEqual(self.results["extra_data"]["tasks"]["lab_a.one"]["score"], 2.0)
+
+    def test_a_points_table_without_tasks_is_refused(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from cudalab.labgrade import results
+        for bad in ({}, {"tasks": {}}, {"tasks": {"x.y": ["pattern"]}}, {"tasks": {"x.y": {"points": 0, "tests": ["a"]}}},
+                    {"tasks": {"x.y": {"points": 1, "tests": []}}}, {"tasks": {"x.y": {"points": True, "tests": ["a"]}}},
+                    {"tasks": {"x.y": {"points": 1, "tests": ["a"]}}, "gates": "a"}):
+            with self.assertRaises(ValueError, msg=bad):
+                results.check_table(bad)
 
     def test_skipped_is_not_passed(self):
         skip = self.by_name["skip_b"]
@@ -62,13 +111,13 @@ class GradeFixture(unittest.TestCase):
         r = self.results
         self.assertIsInstance(r["score"], (int, float))
         self.assertIsInstance(r["execution_time"], (int, float))
-        self.assertEqual(len(r["tests"]), 5)
+        self.assertEqual(len(r["tests"]), 9)
         for t in r["tests"]:
             # Gradescope's test entry; extra_data (its optional field) says skipped or timed out
             self.assertEqual(set(t) - {"visibility", "extra_data"}, {"name", "score", "max_score", "status", "output", "tags"})
             self.assertIn(t["status"], ("passed", "failed"))
             self.assertLessEqual(t["score"], t["max_score"])
-            self.assertLessEqual(set(t.get("extra_data", {})), {"skipped", "timed_out_s", "seconds"})
+            self.assertLessEqual(set(t.get("extra_data", {})), {"skipped", "timed_out_s", "seconds", "gate"})
             # every test that ran says how long it took
             self.assertGreaterEqual(t.get("extra_data", {}).get("seconds", -1), 0, t["name"])
         self.assertEqual(sum(bool(t.get("extra_data", {}).get("timed_out_s")) for t in r["tests"]),
@@ -79,7 +128,7 @@ class GradeFixture(unittest.TestCase):
         self.assertIn("lab_a", self.proc.stdout)
         self.assertIn("total", self.proc.stdout)
         line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a")][0].split()
-        self.assertEqual(line[1:], ["2.0", "6.0", "1", "2", "0"])
+        self.assertEqual(line[1:], ["2.0", "6.0", "3", "2", "0"])
 
     def test_a_test_past_its_timeout_is_reported_as_timed_out(self):
         hang = self.by_name["hang_a"]
@@ -93,20 +142,22 @@ class GradeFixture(unittest.TestCase):
 
     def test_tasks(self):
         tasks = self.results["extra_data"]["tasks"]
-        self.assertEqual(tasks["lab_a.one"], {"tests": 2, "passed": 1, "skipped": 0, "score": 2.0, "max_score": 4.0})
+        self.assertEqual(tasks["lab_a.one"], {"tests": 3, "passed": 1, "skipped": 0, "score": 2.0, "max_score": 6.0})
         self.assertEqual(tasks["lab_b.two"], {"tests": 1, "passed": 1, "skipped": 0, "score": 3.0, "max_score": 3.0})
-        self.assertEqual(tasks["lab_b.both"], {"tests": 2, "passed": 1, "skipped": 1, "score": 3.0, "max_score": 4.0})
+        self.assertEqual(tasks["lab_b.both"], {"tests": 2, "passed": 1, "skipped": 1, "score": 2.0, "max_score": 4.0})
         line = [l for l in self.proc.stdout.splitlines() if l.startswith("lab_a.one")][0].split()
-        self.assertEqual(line[1:], ["2.0", "4.0", "1", "0", "2"])
+        self.assertEqual(line[1:], ["2.0", "6.0", "1", "0", "3"])
+        # the total is the sum of the tasks
+        self.assertEqual(self.results["score"], sum(t["score"] for t in tasks.values()))
 
     def test_tables_of_an_existing_results_file(self):
         run = subprocess.run([sys.executable, GRADE, "--results", os.path.join(self.out, "results.json"),
                               "--points", os.path.join(HERE, "fixture", "points.json")], capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_a ")][0].split()[1:],
-                         ["2.0", "6.0", "1", "2", "0"])
+                         ["2.0", "6.0", "3", "2", "0"])
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b ")][0].split()[1:],
-                         ["3.0", "4.0", "1", "0", "1"])
+                         ["5.0", "7.0", "1", "0", "1"])
         self.assertEqual([l for l in run.stdout.splitlines() if l.startswith("lab_b.two")][0].split()[1:],
                          ["3.0", "3.0", "1", "0", "1"])
         bad = subprocess.run([sys.executable, GRADE, "--results", "/nonexistent/results.json"], capture_output=True, text=True)

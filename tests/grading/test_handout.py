@@ -136,7 +136,7 @@ class Handout(unittest.TestCase):
         self.assertEqual(sorted(n for n in props if queues[n] and n not in gpu), [])
         self.assertIn("Ladder.WorkOnAnotherStreamIsSuspect", [n for n in props if not queues[n]])
         with open(os.path.join(ROOT, "grading", "points.json")) as f:
-            tasks = json.load(f)["tasks"]
+            tasks = results.task_tests(json.load(f))
         region_ids = {r.id for rs in self.regions.values() for r in rs}
         self.assertEqual(sorted(region_ids - set(tasks)), [], "regions without a tasks entry in grading/points.json")
         self.assertEqual(sorted(set(tasks) - region_ids), [], "tasks entries that are not regions")
@@ -184,6 +184,21 @@ class SubmissionGrading(unittest.TestCase):
             test = os.path.join(sub, "tests", "device_query", "device_query_cpu_test.cpp")
             with open(test, "a") as f:
                 f.write("\nTEST(Edited, AlwaysFails) { FAIL() << \"edited test\"; }\n")
+            # The three a grade must tell apart: the solutions, the handout as generated (nothing
+            # written), and the handout with one task's body written (vec_add.naive).
+            suite.copy_tree(ROOT, os.path.join(batch, "solutions"))
+            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
+                                  os.path.join(batch, "handout")], capture_output=True, text=True)
+            self.assertEqual(gen.returncode, 0, gen.stderr)
+            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
+                                  os.path.join(batch, "one_task")], capture_output=True, text=True)
+            self.assertEqual(gen.returncode, 0, gen.stderr)
+            solved = {r.id: r for rs in suite.find_regions(ROOT).values() for r in rs}["vec_add.naive"]
+            one = os.path.join(batch, "one_task", rel)
+            with open(one) as f:
+                text = f.read()
+            with open(one, "w") as f:
+                f.write(regions.rewrite(text, regions.parse(rel, text), {"vec_add.naive": solved.solution}))
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out,
@@ -193,9 +208,10 @@ class SubmissionGrading(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
                 summary = list(csv.DictReader(f))
-            self.assertEqual([r["submission"] for r in summary], ["alice", "alice.tgz", "bob"])
+            self.assertEqual([r["submission"] for r in summary], ["alice", "alice.tgz", "bob", "handout", "one_task",
+                                                                  "solutions"])
             self.assertEqual(summary[0]["not_compiling"], "vec_add")
-            for row in summary[1:]:
+            for row in summary[1:3]:
                 self.assertTrue(row["status"].startswith("unreadable"), row)
                 self.assertEqual(float(row["score"]), 0.0)
             self.assertIn("bob.zip", run.stderr)
@@ -210,6 +226,7 @@ class SubmissionGrading(unittest.TestCase):
             # its points-table maximum, so the maximum does not depend on what the student broke.
             points = results.load_points(os.path.join(ROOT, "grading", "points.json"))
             vec_add = {t["name"]: t for t in by_lab["vec_add"]}
+            shares = results.task_shares([t["name"] for t in data["tests"]], points)
             self.assertGreater(len(vec_add), 100)
             for name in ("VecAddReference.AddsElementwise", "vec_add.smoke.help",
                          "Variants/VecAddAllSizes.FloatMatchesReference/naive_n1"):
@@ -217,7 +234,7 @@ class SubmissionGrading(unittest.TestCase):
             for t in vec_add.values():
                 self.assertEqual((t["score"], t["status"]), (0.0, "failed"), t["name"])
                 self.assertIn("does not compile", t["output"])
-                self.assertEqual(t["max_score"], results.points_for(t["name"], "vec_add", points), t["name"])
+                self.assertEqual(t["max_score"], sum(shares.get(t["name"], {}).values()), t["name"])
             ran = [t for t in by_lab["device_query"] if not t["output"].startswith("skipped")]
             self.assertTrue(ran)
             self.assertEqual([t["name"] for t in ran if t["score"] < t["max_score"]], [])
@@ -228,8 +245,46 @@ class SubmissionGrading(unittest.TestCase):
                 self.assertGreater(tasks[task]["max_score"], 0.0, task)  # ... and its tasks keep their maximum
             self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
             self.assertEqual(data["extra_data"]["regions"]["vec_add.naive"], "taken")
+            self.check_three(out, {r["submission"]: r for r in summary}, points)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+    def check_three(self, out, summary, points):
+        """The handout scores 0 of the total, the solutions every point of the tests that ran (all of
+        them on a GPU), and the handout with one task written exactly what that task earned in the
+        solutions. summary.csv, results.json and its task table agree."""
+        graded = {}
+        for name in ("handout", "one_task", "solutions"):
+            with open(os.path.join(out, "submissions", name, "results.json")) as f:
+                graded[name] = json.load(f)
+            data = graded[name]
+            tasks = data["extra_data"]["tasks"]
+            self.assertEqual(float(summary[name]["score"]), data["score"], name)
+            self.assertEqual(float(summary[name]["max_score"]), data["extra_data"]["max_score"], name)
+            self.assertAlmostEqual(data["score"], sum(t["score"] for t in tasks.values()), 6, name)
+            self.assertAlmostEqual(data["score"], sum(t["score"] for t in data["tests"]), 6, name)
+            # the maximum is the tasks' points of the labs graded, whatever was written
+            want_max = sum(e["points"] for task, e in points["tasks"].items() if task.split(".")[0] in ("device_query", "vec_add"))
+            self.assertAlmostEqual(data["extra_data"]["max_score"], want_max, 6, name)
+            # a test that grades no task earns nothing
+            shares = results.task_shares([t["name"] for t in data["tests"]], points)
+            self.assertEqual([t["name"] for t in data["tests"] if t["name"] not in shares and t["max_score"]], [], name)
+        self.assertEqual(graded["handout"]["score"], 0.0)
+        self.assertEqual({k: v["score"] for k, v in graded["handout"]["extra_data"]["tasks"].items() if v["score"]}, {})
+        full = graded["solutions"]
+        ran = [t for t in full["tests"] if t["max_score"] and not results.is_skipped(t)]
+        self.assertTrue(ran)
+        self.assertEqual([t["name"] for t in ran if t["status"] != "passed"], [])  # every test that ran, passed
+        gpu = any(not results.is_skipped(t) for t in full["tests"] if t["tags"] == ["vec_add"] and t["max_score"])
+        if gpu:  # on a GPU nothing is skipped: the solutions score the whole total
+            self.assertAlmostEqual(full["score"], full["extra_data"]["max_score"], 6)
+        one = graded["one_task"]["extra_data"]["tasks"]
+        self.assertEqual({k: v["score"] for k, v in one.items() if v["score"] and k != "vec_add.naive"}, {})
+        self.assertEqual(one["vec_add.naive"]["score"], full["extra_data"]["tasks"]["vec_add.naive"]["score"])
+        self.assertEqual(graded["one_task"]["score"], one["vec_add.naive"]["score"])
+        if gpu:
+            self.assertEqual(graded["one_task"]["score"], points["tasks"]["vec_add.naive"]["points"])
 
 
 class AutograderBundle(unittest.TestCase):
@@ -265,7 +320,8 @@ class AutograderBundle(unittest.TestCase):
                 results = json.load(f)
             self.assertEqual({t["tags"][0] for t in results["tests"]}, {"device_query"})
             self.assertEqual(results["extra_data"]["tasks"]["device_query.residency"]["score"], 0.0)
-            self.assertGreater(results["score"], 0.0)  # the tests of code that is not a task still pass
+            self.assertEqual(results["score"], 0.0)  # the tests of code that is not a task pass, and earn nothing
+            self.assertTrue([t for t in results["tests"] if t["status"] == "passed" and not t["max_score"]])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

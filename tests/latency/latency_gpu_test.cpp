@@ -18,7 +18,7 @@ TEST(LatencyGpu, GlobalChaseEndsWhereTheCpuSays) {
   for (const auto& [items, stride, warmup, hops] : std::vector<std::tuple<std::size_t, std::size_t, std::uint64_t, std::uint64_t>>{
            {1, 128, 0, 5}, {2, 8, 1, 1}, {37, 128, 37, 1001}, {1000, 64, 1000, 12345}, {4095, 2048, 100, 3},
            {65536, 128, 65536, 70000}}) {
-    const auto next = latency::random_cycle(items, items * 31 + stride);
+    const auto next = latency::random_cycle(items, cudalab::testing::seed(items * 31 + stride));
     chase.link(next, stride);
     for (bool l2_only : {false, true}) {
       const latency::ChaseResult r = chase.run(warmup, hops, l2_only);

@@ -68,8 +68,7 @@ TEST(LatencyHidingGpu, ReadsSumEveryWordAtEveryWidthAndLoadCount) {
 TEST(LatencyHidingGpu, CopiesAreExactAndOccupancyIsWhatWasLaunched) {
   CUDALAB_REQUIRE_GPU();
   const std::size_t n = (std::size_t{1} << 18) + 12;  // odd multiple of 4: the grid's last group is partial
-  std::vector<float> h(n);
-  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  const std::vector<float> h = cudalab::testing::heavy_tailed(n, cudalab::testing::seed(n));
   cudalab::DeviceBuffer<float> in(h), out(n);
   int device = 0, max_threads = 0;
   CUDA_CHECK(cudaGetDevice(&device));

@@ -47,7 +47,8 @@ const Inputs& inputs_for(const Shape& s) {
   const auto key = std::make_tuple(s.m, s.n, s.k);
   auto it = made.find(key);
   if (it == made.end()) {
-    Inputs in{matmul::make_matrix(s.m, s.k, 100 + s.m), matmul::make_matrix(s.k, s.n, 200 + s.n), {}};
+    Inputs in{matmul::make_matrix(s.m, s.k, cudalab::testing::seed(100 + s.m)),
+              matmul::make_matrix(s.k, s.n, cudalab::testing::seed(200 + s.n)), {}};
     in.ref = matmul::reference(in.a, in.b, s.m, s.n, s.k);
     it = made.emplace(key, std::move(in)).first;
   }
@@ -219,8 +220,8 @@ TEST(MatmulPrecision, Tf32AndBf16InputsFailTheFp32Check) {
 // within the Tensor Core bound (reference.hpp).
 template <typename Launch>
 void expect_bf16_matches_cpu(const Shape& s, int offset, const std::string& what, Launch launch) {
-  const auto a = matmul::rounded_to_bf16(matmul::make_matrix(s.m, s.k, 300 + s.m));
-  const auto b = matmul::rounded_to_bf16(matmul::make_matrix(s.k, s.n, 400 + s.n));
+  const auto a = matmul::rounded_to_bf16(matmul::make_matrix(s.m, s.k, cudalab::testing::seed(300 + s.m)));
+  const auto b = matmul::rounded_to_bf16(matmul::make_matrix(s.k, s.n, cudalab::testing::seed(400 + s.n)));
   const matmul::Product ref = matmul::reference(a, b, s.m, s.n, s.k);
   const auto ha = matmul::bf16_bits_of(a), hb = matmul::bf16_bits_of(b);
   const std::size_t mn = static_cast<std::size_t>(s.m) * s.n;

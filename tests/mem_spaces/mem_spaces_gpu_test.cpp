@@ -16,7 +16,7 @@ namespace {
 void check_round(int n, int block, const std::array<float, 4>& w) {
   mem_spaces::write_weights(w);
   EXPECT_EQ(mem_spaces::read_weights(), w);  // the symbol read-back
-  const auto in = cudalab::random_vector<float>(static_cast<std::size_t>(n), 3 + n, -4.f, 4.f);
+  const auto in = cudalab::random_vector<float>(static_cast<std::size_t>(n), cudalab::testing::seed(3 + n), -4.f, 4.f);
   cudalab::DeviceBuffer<float> d_in(in), d_out(static_cast<std::size_t>(n));
   d_out.fill_bytes(0xFF);
   const int blocks = (n + block - 1) / block;
@@ -56,7 +56,7 @@ TEST(MemSpacesGpu, EveryAtomicVariantSumsExactly) {
   CUDALAB_REQUIRE_GPU();
   for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{1} << 20}) {
     for (int block : {32, 256, 1024}) {
-      const auto v = cudalab::random_vector<int>(n, n + block, -1000, 1000);
+      const auto v = cudalab::random_vector<int>(n, cudalab::testing::seed(n + block), -1000, 1000);
       long long expect = 0;
       for (int x : v) expect += x;
       cudalab::DeviceBuffer<int> d(v);
@@ -74,7 +74,7 @@ TEST(MemSpacesGpu, EveryAtomicVariantSumsExactly) {
 TEST(MemSpacesGpu, ArrayVariantsMatchTheReference) {
   CUDALAB_REQUIRE_GPU();
   for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{65537}}) {
-    const auto in = cudalab::random_vector<unsigned>(n, n, 0u, 0xFFFFFFFFu);
+    const auto in = cudalab::random_vector<unsigned>(n, cudalab::testing::seed(n), 0u, 0xFFFFFFFFu);
     cudalab::DeviceBuffer<unsigned> d_in(in), d_out(n);
     for (auto v : {mem_spaces::ArrayVariant::kLocalMemory, mem_spaces::ArrayVariant::kRegisters}) {
       d_out.fill_bytes(0xAB);
@@ -101,7 +101,7 @@ TEST(MemSpacesGpu, AttributeReport) {
 TEST(MemSpacesGpu, SpreadSumsAreExactForEveryCountOfAddresses) {
   CUDALAB_REQUIRE_GPU();
   for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000003}}) {
-    const std::vector<int> values = cudalab::random_vector<int>(n, n, -1000, 1000);
+    const std::vector<int> values = cudalab::random_vector<int>(n, cudalab::testing::seed(n), -1000, 1000);
     cudalab::DeviceBuffer<int> d_values(values);
     for (int addresses : {1, 7, 32, 1024, 32768}) {
       cudalab::DeviceBuffer<unsigned long long> counters(static_cast<std::size_t>(addresses));
@@ -121,7 +121,7 @@ TEST(MemSpacesGpu, SpreadSumsAreExactForEveryCountOfAddresses) {
 
 TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
   CUDALAB_REQUIRE_GPU();
-  const std::vector<unsigned> words = cudalab::random_vector<unsigned>(mem_spaces::kTableWords, 9, 0u, 0xFFFFFFFFu);
+  const std::vector<unsigned> words = cudalab::random_vector<unsigned>(mem_spaces::kTableWords, cudalab::testing::seed(9), 0u, 0xFFFFFFFFu);
   mem_spaces::write_table(words);
   for (std::size_t threads : {std::size_t{1}, std::size_t{33}, std::size_t{100003}}) {
     cudalab::DeviceBuffer<unsigned> out(threads);

@@ -52,7 +52,7 @@ struct Case {
   long long exact = 0;
   cudalab::DeviceBuffer<T> in;
   reduction::Workspace<T> ws;
-  explicit Case(std::size_t n) : x(input<T>(n, 7 * n + 1)), in(n), ws(n) {
+  explicit Case(std::size_t n) : x(input<T>(n, cudalab::testing::seed(7 * n + 1))), in(n), ws(n) {
     for (T e : x) exact += static_cast<long long>(e);
   }
 };

@@ -31,7 +31,7 @@ bool enough_memory(double bytes) {
 
 void check_variant(Variant v, Size s) {
   const std::size_t pixels = s.width * s.height;
-  const auto rgba = cudalab::random_bytes(4 * pixels, 77 + pixels);
+  const auto rgba = cudalab::random_bytes(4 * pixels, cudalab::testing::seed(77 + pixels));
   const rgba_split::HostPlanes expected = rgba_split::reference_planes(rgba.data(), pixels);
   cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
   rgba_split::DevicePlanes d(pixels);
@@ -120,7 +120,7 @@ TEST(RgbaHuge, PastTwoToTheThirtyOneBytes) {
 TEST(RgbaGpu, MisalignedPointersFallBackToTheNaiveKernel) {
   CUDALAB_REQUIRE_GPU();
   const std::size_t pixels = 1001;
-  const auto rgba = cudalab::random_bytes(4 * pixels + 4, 3);
+  const auto rgba = cudalab::random_bytes(4 * pixels + 4, cudalab::testing::seed(3));
   const rgba_split::HostPlanes expected = rgba_split::reference_planes(rgba.data() + 4, pixels);
   cudalab::DeviceBuffer<std::uint8_t> d_rgba(rgba);
   rgba_split::DevicePlanes d(pixels + 1);

@@ -20,8 +20,7 @@ namespace {
 template <typename T>
 void expect_dial() {
   for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{4099}}) {
-    std::vector<T> in(n);
-    for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<T>(i % 1000) / 1000;
+    const std::vector<T> in = cudalab::random_vector<T>(n, cudalab::testing::seed(n), T(-1), T(1));
     cudalab::DeviceBuffer<T> d_in(in), d_out(n);
     for (int k : roofline::dial_ks()) {
       d_out.fill_bytes(0xFF);

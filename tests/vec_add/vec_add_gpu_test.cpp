@@ -19,8 +19,8 @@ using vec_add::Variant;
 
 template <typename T>
 std::vector<T> input(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_floating_point_v<T>) return cudalab::random_vector<T>(n, seed, T(-1000), T(1000));
-  else return cudalab::random_vector<T>(n, seed, T(-1000000), T(1000000));
+  if constexpr (std::is_same_v<T, float>) return cudalab::testing::heavy_tailed(n, cudalab::testing::seed(seed));
+  else return cudalab::random_vector<T>(n, cudalab::testing::seed(seed), T(-1000000), T(1000000));
 }
 
 template <typename T>

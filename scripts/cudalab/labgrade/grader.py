@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -126,10 +127,14 @@ def failed_labs(log, labs):
 
 class Grader:
     def __init__(self, points, labs, box, jobs, limits, cmake_args=(), work=None, keep=False, log=print,
-                 measure=False, gtest_batch=False, reuse_base=True):
+                 measure=False, gtest_batch=False, reuse_base=True, test_seed=None):
         self.points, self.labs, self.box, self.jobs, self.limits = points, labs, box, jobs, limits
         self.cmake_args, self.keep, self.log, self.measure = list(cmake_args), keep, log, measure
         self.gtest_batch = gtest_batch
+        # Every test draws its inputs from this run's seed (CUDALAB_TEST_SEED, tests/gpu_test.hpp):
+        # drawn here unless given (to grade again on the same inputs), so no table of answers made
+        # from the handout's tests fits a grading run.
+        self.test_seed = test_seed if test_seed is not None else secrets.randbits(62) + 1
         self.submission_jobs = None  # build and test jobs of one submission (a batch shares self.jobs out)
         self.reuse_base = reuse_base  # run the base's tests once and reuse them for labs left as handed out
         self.base_results = None      # ({case: [status, output, seconds]}, {case: limit} timed out)
@@ -145,6 +150,9 @@ class Grader:
         self.base_objects = {}  # region file: (symbols, bytes) of its object in the base build
         self.gpu = threading.Condition()  # submissions graded at once share the GPU for their tests,
         self.gpu_users = self.gpu_timing = 0  # and a timed leaderboard run has it alone
+
+    def seed_env(self):
+        return {"CUDALAB_TEST_SEED": str(self.test_seed)}
 
     # ---- the base: built once ------------------------------------------------------------
     def configure_args(self, ws):
@@ -210,7 +218,7 @@ class Grader:
         if root:
             os.makedirs(root)
             os.chmod(root, 0o711)
-        ws = Workspace(root or os.path.join(self.work, "base"), self.box, group=self.memory_group())
+        ws = Workspace(root or os.path.join(self.work, "base"), self.box, self.seed_env(), group=self.memory_group())
         self.make_tree(ws)
         broken, log = self.build(ws, self.labs, self.limits.build_s)
         if broken:
@@ -255,7 +263,7 @@ class Grader:
         if differs:
             raise GradingError(f"the base at {root} was built with other {', '.join(differs)} "
                                f"({', '.join(f'{k}={info.get(k)}' for k in differs)}); prepare it with the same options")
-        ws = Workspace(root, self.box)
+        ws = Workspace(root, self.box, self.seed_env())
         self.regions = suite.parse_regions(ws.src, info["region_files"])
         self.batches = info["batches"]
         self.base_results = info.get("base_results") if self.reuse_base else None
@@ -419,7 +427,7 @@ class Grader:
         files = submission.read(path, wanted)
         scratch = tempfile.mkdtemp(prefix="sub_", dir=self.work)
         os.chmod(scratch, 0o711)
-        ws = Workspace(scratch, box, env, group=self.memory_group())
+        ws = Workspace(scratch, box, {**(env or {}), **self.seed_env()}, group=self.memory_group())
         stack = contextlib.ExitStack()
         try:
             watch = stack.enter_context(self.memory_watch(ws, box))
@@ -484,6 +492,7 @@ class Grader:
                 feedback.append(f"left as handed out (the handout's results, not run again): {', '.join(reused)}")
             data = results.results_json(tests, self.points, time.time() - start,
                                         {"not_compiling": sorted(broken), "regions": outcome, "reused": reused,
+                                         "test_seed": self.test_seed,
                                          "phases": {k: round(v, 1) for k, v in phases.items()}})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]

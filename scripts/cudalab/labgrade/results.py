@@ -13,9 +13,13 @@ def load_points(path):
     """The points table; raises ValueError with a one-line reason."""
     try:
         with open(path) as f:
-            return json.load(f)
+            table = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         raise ValueError(f"cannot read points table {path}: {e}") from e
+    try:
+        return check_table(table)
+    except ValueError as e:
+        raise ValueError(f"points table {path}: {e}") from e
 
 
 def lab_of(labels, known_labs, name=""):
@@ -32,19 +36,55 @@ def lab_of(labels, known_labs, name=""):
     return "other"
 
 
-def points_for(name, lab, table):
-    for pattern, points in table.get("tests", {}).items():
-        if fnmatch.fnmatchcase(name, pattern):
-            return float(points)
-    lab_entry = table.get("labs", {}).get(lab, {})
-    return float(lab_entry.get("per_test", table.get("default_per_test", 1)))
+def task_tests(table):
+    """{task: [patterns]} of the points table's "tasks" section ({task: {"points", "tests"}})."""
+    return {task: entry["tests"] for task, entry in table.get("tasks", {}).items()}
+
+
+def task_points(table):
+    """{task: points} of the points table's "tasks" section."""
+    return {task: float(entry["points"]) for task, entry in table.get("tasks", {}).items()}
+
+
+def task_shares(names, table):
+    """{test name: {task: points}}: each task's points split evenly among the tests of `names` that
+    grade it (its patterns). A test that grades no task is not in the map: it earns nothing."""
+    shares = {}
+    for task, patterns in task_tests(table).items():
+        mine = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+        for n in mine:
+            shares.setdefault(n, {})[task] = task_points(table)[task] / len(mine)
+    return shares
+
+
+def is_gate(name, table):
+    """A test that must pass for its lab's tasks to count (it builds, --help works), not a source
+    of points: the points table's "gates" patterns."""
+    return any(fnmatch.fnmatchcase(name, p) for p in table.get("gates", []))
+
+
+def check_table(table):
+    """The points table's shape; raises ValueError with a one-line reason."""
+    tasks = table.get("tasks")
+    if not isinstance(tasks, dict) or not tasks:
+        raise ValueError("the points table has no \"tasks\" section")
+    for task, entry in tasks.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("tests"), list) or not entry["tests"]:
+            raise ValueError(f"task {task}: needs a list of test patterns in \"tests\"")
+        points = entry.get("points")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
+            raise ValueError(f"task {task}: \"points\" must be a positive number")
+    if not isinstance(table.get("gates", []), list):
+        raise ValueError("\"gates\" must be a list of test patterns")
+    return table
 
 
 class Listed:
-    """One test of the fixed list: its name, lab, maximum and visibility."""
+    """One test of the fixed list: its name, lab, maximum (its shares of the tasks it grades),
+    visibility, and whether it is a gate of its lab."""
 
-    def __init__(self, name, lab, max_score, hidden):
-        self.name, self.lab, self.max_score, self.hidden = name, lab, max_score, hidden
+    def __init__(self, name, lab, max_score, hidden, gate=False):
+        self.name, self.lab, self.max_score, self.hidden, self.gate = name, lab, max_score, hidden, gate
 
     def entry(self, status, output, timed_out_s=None, seconds=None):
         """A results.json test entry. Gradescope knows passed and failed only: a test that did not
@@ -61,6 +101,8 @@ class Listed:
             extra = {"timed_out_s": timed_out_s}
         if seconds is not None:
             extra["seconds"] = round(float(seconds), 3)
+        if self.gate:
+            extra["gate"] = True
         if extra:
             e["extra_data"] = extra
         if self.hidden:
@@ -69,13 +111,15 @@ class Listed:
 
 
 def fixed_list(labels, table, labs=None):
-    """[Listed] for ctest's {name: labels}, keeping the labs in `labs` (all when None)."""
-    known = set(table.get("labs", {}))
+    """[Listed] for ctest's {name: labels}, keeping the labs in `labs` (all when None). A task's
+    points are split among all the tests of the listing that grade it."""
+    known = set(table.get("labs", [])) | {t.split(".")[0] for t in table.get("tasks", {})}
+    shares = task_shares(list(labels), table)
     out = []
     for name, lbl in labels.items():
         lab = lab_of(lbl, known, name)
         if labs is None or lab in labs:
-            out.append(Listed(name, lab, points_for(name, lab, table), HIDDEN_LABEL in lbl))
+            out.append(Listed(name, lab, sum(shares.get(name, {}).values()), HIDDEN_LABEL in lbl, is_gate(name, table)))
     return out
 
 
@@ -207,7 +251,9 @@ def run_and_collect(build_dir, junit, labels_regex, jobs, test_timeout, wall_tim
 
 def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
     """results.json entries for the fixed list: a test of the list that the report lacks failed;
-    a test of the report that the list lacks is ignored. `timed_out` maps names to their limit."""
+    a test of the report that the list lacks is ignored. `timed_out` maps names to their limit.
+    Where a gate of a lab failed (it did not build, --help failed), none of the lab's tests earns
+    points, and each says which gate failed."""
     timed_out = timed_out or {}
     tests = []
     for t in listed:
@@ -218,6 +264,12 @@ def score(listed, cases, timed_out=None, missing_output="failed: did not run"):
             tests.append(t.entry("failed", output, timed_out[t.name], seconds if ran else None))
         else:
             tests.append(t.entry(status, output, seconds=seconds if ran else None))
+    closed = gates_failed(tests)
+    for t in tests:
+        gate = ", ".join(closed.get(t["tags"][0], []))
+        if gate and t["max_score"] > 0 and t["status"] == "passed":
+            t.update(score=0.0, status="failed",
+                     output=f"failed: the lab's gate {gate} failed, so its tasks earn nothing")
     return tests
 
 
@@ -233,27 +285,41 @@ def is_timed_out(test):
 
 def task_summary(tests, table):
     """{task id: {"tests", "passed", "skipped", "score", "max_score"}} for every task of the points
-    table's "tasks" section; a task none of `tests` belongs to has 0 of 0."""
+    table's "tasks" section: its points split evenly among the entries of `tests` that grade it,
+    each passed one earning its share; a task none of `tests` belongs to has 0 of 0."""
+    shares = task_shares([t["name"] for t in tests], table)
     summary = {}
-    for task, patterns in table.get("tasks", {}).items():
-        mine = [t for t in tests if any(fnmatch.fnmatchcase(t["name"], p) for p in patterns)]
+    for task, points in task_points(table).items():
+        mine = [t for t in tests if task in shares.get(t["name"], {})]
         summary[task] = {"tests": len(mine), "passed": sum(t["status"] == "passed" for t in mine),
                          "skipped": sum(is_skipped(t) for t in mine),
-                         "score": round(sum(t["score"] for t in mine), 3),
-                         "max_score": round(sum(t["max_score"] for t in mine), 3)}
+                         "score": round(sum(shares[t["name"]][task] for t in mine if t["status"] == "passed"), 3),
+                         "max_score": round(points if mine else 0.0, 3)}
     return summary
+
+
+def gates_failed(tests):
+    """{lab: [its gates that failed]}: the labs whose tasks earn nothing (a gate that did not run
+    for want of a GPU closes nothing)."""
+    out = {}
+    for t in tests:
+        if t.get("extra_data", {}).get("gate") and t["status"] != "passed" and not is_skipped(t):
+            out.setdefault(t["tags"][0], []).append(t["name"])
+    return out
 
 
 def results_json(tests, table, elapsed, extra=None):
     skipped = sum(is_skipped(t) for t in tests)
     timed_out = sum(is_timed_out(t) for t in tests)
-    data = {"score": round(sum(t["score"] for t in tests), 3),
+    tasks = task_summary(tests, table)
+    data = {"score": round(sum(s["score"] for s in tasks.values()), 3),
             "execution_time": round(elapsed, 1),
             "output": f"{len(tests)} tests; {skipped} skipped (not run); {timed_out} timed out",
             "tests": tests,
             "extra_data": {"skipped": skipped, "timed_out": timed_out,
-                           "max_score": round(sum(t["max_score"] for t in tests), 3),
-                           "tasks": {k: v for k, v in task_summary(tests, table).items() if v["tests"]}}}
+                           "max_score": round(sum(s["max_score"] for s in tasks.values()), 3),
+                           "gates_failed": gates_failed(tests),
+                           "tasks": {k: v for k, v in tasks.items() if v["tests"]}}}
     data["extra_data"].update(extra or {})
     return data
 
@@ -267,8 +333,11 @@ def print_tasks(tasks):
 
 
 def print_labs(tests, notes=None):
-    """The score table per lab of results.json entries; `notes` adds a remark per lab."""
-    notes = notes or {}
+    """The score table per lab of results.json entries; `notes` adds a remark per lab (a lab whose
+    gate failed says so)."""
+    notes = dict(notes or {})
+    for lab, gates in gates_failed(tests).items():
+        notes.setdefault(lab, f"gate failed: {gates[0]}")
     per_lab = {}
     for t in tests:
         s = per_lab.setdefault(t["tags"][0] if t.get("tags") else "other", [0.0, 0.0, 0, 0, 0])
