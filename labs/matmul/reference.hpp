@@ -13,8 +13,12 @@
 // The check uses the smaller of the two (the first for K < 64). The FP64 reference's own error is
 // about 2^-29 of this and is ignored. A kernel that rounds its inputs to TF32 (10-bit mantissa)
 // or BF16 (7-bit) makes errors of about sqrt(K) 2^-11 (or 2^-8) x the typical product: larger
-// than the FP32 bound while K is below about 1000 (TF32) or 60000 (BF16) for inputs in [-1, 1],
-// which the tests show.
+// than the FP32 bound while K is below about 1000 (TF32) or 60000 (BF16) for inputs in [-1, 1].
+// Past that, random signs let those roundings cancel like a random walk, and a TF32 product
+// would pass. fp32_exposing_matrix closes that gap: its values round to TF32, FP16 and BF16
+// always towards zero, and every product of an output element has the same sign, so a lower
+// precision's errors add up (about 2^-11 x sum |a||b|, K times one rounding) instead of
+// cancelling: larger than the bound's 8 sqrt(K) 2^-24 for every K below 2^20.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -87,6 +91,31 @@ inline std::vector<std::uint16_t> bf16_bits_of(const std::vector<float>& x) {
 // A rows x cols matrix of values uniform in [-1, 1), reproducible from the seed.
 inline std::vector<float> make_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed) {
   return cudalab::random_vector<float>(rows * cols, seed, -1.0f, 1.0f);
+}
+
+// A rows x cols matrix that no lower precision than FP32 computes within the FP32 bound (see the
+// header): magnitudes 2^e x [0.5, 1) with e uniform in [-4, 4], a sign per row (sign_per_row: the
+// A operand) or per column (the B operand), so that every product a_ip b_pj of one element of C
+// has the sign s_i t_j; and in each significand bit 15 and bit 12 clear and bit 0 set, so the 13
+// bits TF32 and FP16 drop are below half a unit of their last place, as are the 16 BF16 drops:
+// both round every value towards zero, never to the value itself.
+inline std::vector<float> fp32_exposing_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, bool sign_per_row) {
+  std::vector<float> m = cudalab::random_vector<float>(rows * cols, seed, 0.5f, 1.0f);
+  const auto exponents = cudalab::random_vector<int>(rows * cols, seed + 1, -4, 4);
+  const auto signs = cudalab::random_vector<int>(sign_per_row ? rows : cols, seed + 2, 0, 1);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      const std::size_t at = i * cols + j;
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &m[at], 4);
+      bits = (bits & ~((1u << 15) | (1u << 12))) | 1u;
+      float v = 0;
+      std::memcpy(&v, &bits, 4);
+      const bool negative = signs[sign_per_row ? i : j] != 0;
+      m[at] = std::ldexp(negative ? -v : v, exponents[at]);
+    }
+  }
+  return m;
 }
 
 // The exact product in FP64 and, per element, sum_p |a_ip| |b_pj| (the scale of its error bound).

@@ -2,6 +2,8 @@
 """Handout mode, end to end on the CPU:
   - the generated student tree contains no solution text, configures and builds, and its
     stubbed tasks fail their CPU tests;
+  - the handout as generated scores 0, the solutions every point (on a GPU, the whole total), the
+    handout with one task written exactly that task;
   - grading a submission takes only the student files: the repository's own solutions score
     every test that runs, a lab that does not compile scores 0 without stopping the others,
     and an edited test file changes nothing; a folder of submissions is graded with --batch
@@ -184,21 +186,6 @@ class SubmissionGrading(unittest.TestCase):
             test = os.path.join(sub, "tests", "device_query", "device_query_cpu_test.cpp")
             with open(test, "a") as f:
                 f.write("\nTEST(Edited, AlwaysFails) { FAIL() << \"edited test\"; }\n")
-            # The three a grade must tell apart: the solutions, the handout as generated (nothing
-            # written), and the handout with one task's body written (vec_add.naive).
-            suite.copy_tree(ROOT, os.path.join(batch, "solutions"))
-            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
-                                  os.path.join(batch, "handout")], capture_output=True, text=True)
-            self.assertEqual(gen.returncode, 0, gen.stderr)
-            gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
-                                  os.path.join(batch, "one_task")], capture_output=True, text=True)
-            self.assertEqual(gen.returncode, 0, gen.stderr)
-            solved = {r.id: r for rs in suite.find_regions(ROOT).values() for r in rs}["vec_add.naive"]
-            one = os.path.join(batch, "one_task", rel)
-            with open(one) as f:
-                text = f.read()
-            with open(one, "w") as f:
-                f.write(regions.rewrite(text, regions.parse(rel, text), {"vec_add.naive": solved.solution}))
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out,
@@ -208,10 +195,9 @@ class SubmissionGrading(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
                 summary = list(csv.DictReader(f))
-            self.assertEqual([r["submission"] for r in summary], ["alice", "alice.tgz", "bob", "handout", "one_task",
-                                                                  "solutions"])
+            self.assertEqual([r["submission"] for r in summary], ["alice", "alice.tgz", "bob"])
             self.assertEqual(summary[0]["not_compiling"], "vec_add")
-            for row in summary[1:3]:
+            for row in summary[1:]:
                 self.assertTrue(row["status"].startswith("unreadable"), row)
                 self.assertEqual(float(row["score"]), 0.0)
             self.assertIn("bob.zip", run.stderr)
@@ -245,10 +231,46 @@ class SubmissionGrading(unittest.TestCase):
                 self.assertGreater(tasks[task]["max_score"], 0.0, task)  # ... and its tasks keep their maximum
             self.assertGreater(tasks["device_query.residency"]["passed"], 0)  # its CPU tests ran and passed
             self.assertEqual(data["extra_data"]["regions"]["vec_add.naive"], "taken")
-            self.check_three(out, {r["submission"]: r for r in summary}, points)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+
+
+
+class ThreeGrades(unittest.TestCase):
+    """The grades a class's total rests on: the handout as generated scores 0, the solutions every
+    point, and the handout with one task written exactly that task (graded one process per test
+    binary, the default; SubmissionGrading grades one process per case)."""
+
+    def test_handout_solutions_and_one_task(self):
+        tmp = tempfile.mkdtemp(prefix="three_grades_")
+        try:
+            batch = os.path.join(tmp, "submissions")
+            suite.copy_tree(ROOT, os.path.join(batch, "solutions"))
+            for name in ("handout", "one_task"):
+                gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
+                                      os.path.join(batch, name), "--labs", "device_query", "vec_add"],
+                                     capture_output=True, text=True)
+                self.assertEqual(gen.returncode, 0, gen.stderr)
+            rel = "labs/vec_add/vec_add.cu"
+            solved = {r.id: r for rs in suite.find_regions(ROOT).values() for r in rs}["vec_add.naive"]
+            one = os.path.join(batch, "one_task", rel)
+            with open(one) as f:
+                text = f.read()
+            with open(one, "w") as f:
+                f.write(regions.rewrite(text, regions.parse(rel, text), {"vec_add.naive": solved.solution}))
+            out = os.path.join(tmp, "out")
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
+                                  "--labs", "device_query", "vec_add", "--out", out,
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
+            with open(os.path.join(out, "summary.csv"), newline="") as f:
+                summary = {r["submission"]: r for r in csv.DictReader(f)}
+            self.assertEqual(sorted(summary), ["handout", "one_task", "solutions"])
+            self.check_three(out, summary, results.load_points(os.path.join(ROOT, "grading", "points.json")))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def check_three(self, out, summary, points):
         """The handout scores 0 of the total, the solutions every point of the tests that ran (all of

@@ -99,6 +99,48 @@ TEST(MatmulTolerance, RefusesTf32AndBf16Inputs) {
   }
 }
 
+// Random signs let TF32's roundings cancel, so past K ~ 1000 it passes on make_matrix's inputs; on
+// fp32_exposing_matrix's it fails at every K the tests use, and FP32 in either order still passes.
+TEST(MatmulTolerance, ExposingInputsRefuseLowerPrecisionsAtEveryK) {
+  const int m = 4, n = 4;
+  for (int k : {1, 2, 64, 1025, 4097, 16384}) {
+    const auto a = matmul::fp32_exposing_matrix(m, k, 5 + k, true), b = matmul::fp32_exposing_matrix(k, n, 6 + k, false);
+    const matmul::Product ref = matmul::reference(a, b, m, n, k);
+    EXPECT_TRUE(matmul::check_product(ref, fp32_product(a, b, m, n, k), k).ok()) << "FP32, k = " << k;
+    for (int bits : {10, 7}) {  // TF32 and FP16 keep 10 bits, BF16 7
+      const cudalab::CheckResult r = matmul::check_product(ref, fp32_product(a, b, m, n, k, bits), k);
+      EXPECT_GE(r.mismatches, static_cast<std::size_t>(m * n) * 9 / 10) << bits << " bits, k = " << k;
+    }
+  }
+  // a random walk of roundings: the same sizes with inputs in [-1, 1) let TF32 through at large K
+  const int k = 16384;
+  const auto a = matmul::make_matrix(m, k, 7), b = matmul::make_matrix(k, n, 8);
+  EXPECT_TRUE(matmul::check_product(matmul::reference(a, b, m, n, k), fp32_product(a, b, m, n, k, 10), k).ok());
+}
+
+TEST(MatmulTolerance, ExposingInputsRoundTowardsZeroWithOneSignPerProduct) {
+  const std::size_t rows = 37, cols = 41;
+  const auto a = matmul::fp32_exposing_matrix(rows, cols, 11, true), b = matmul::fp32_exposing_matrix(rows, cols, 11, false);
+  EXPECT_NE(a, matmul::fp32_exposing_matrix(rows, cols, 12, true));
+  int negative_rows = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    negative_rows += a[i * cols] < 0;
+    for (std::size_t j = 0; j < cols; ++j) {
+      const float x = a[i * cols + j], y = b[i * cols + j];
+      EXPECT_EQ(std::signbit(x), std::signbit(a[i * cols])) << "one sign per row of A";
+      EXPECT_EQ(std::signbit(y), std::signbit(b[j])) << "one sign per column of B";
+      EXPECT_GE(std::fabs(x), 0.5f / 16);
+      EXPECT_LT(std::fabs(x), 16.0f);
+      for (int bits : {10, 7}) {
+        EXPECT_LT(std::fabs(round_mantissa(x, bits)), std::fabs(x)) << "rounds towards zero: " << bits << " bits";
+      }
+      EXPECT_LT(std::fabs(matmul::from_bf16_bits(matmul::to_bf16_bits(x))), std::fabs(x));
+    }
+  }
+  EXPECT_GT(negative_rows, 0);
+  EXPECT_LT(negative_rows, static_cast<int>(rows));
+}
+
 TEST(MatmulTolerance, NanAndOneWrongElementFail) {
   const int m = 5, n = 6, k = 7;
   const auto a = matmul::make_matrix(m, k, 5), b = matmul::make_matrix(k, n, 6);

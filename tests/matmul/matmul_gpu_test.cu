@@ -2,7 +2,7 @@
 // of any tile (1, 2, 17, 31, 33, 127, 1025, 4097 mixed; K = 1; tall and wide), at tile multiples
 // (the 16-byte paths) and with misaligned operands (the one-float paths), C poisoned with NaN
 // before every launch; cuBLAS likewise; and a kernel that rounds its inputs to TF32 or BF16
-// fails the FP32 check.
+// fails the FP32 check at every K (the inputs make lower precisions' roundings add up).
 #include <gtest/gtest.h>
 
 #include <cuda_bf16.h>
@@ -47,8 +47,9 @@ const Inputs& inputs_for(const Shape& s) {
   const auto key = std::make_tuple(s.m, s.n, s.k);
   auto it = made.find(key);
   if (it == made.end()) {
-    Inputs in{matmul::make_matrix(s.m, s.k, cudalab::testing::seed(100 + s.m)),
-              matmul::make_matrix(s.k, s.n, cudalab::testing::seed(200 + s.n)), {}};
+    // inputs a kernel computing in TF32, FP16 or BF16 cannot pass with at any K (reference.hpp)
+    Inputs in{matmul::fp32_exposing_matrix(s.m, s.k, cudalab::testing::seed(100 + s.m), true),
+              matmul::fp32_exposing_matrix(s.k, s.n, cudalab::testing::seed(200 + s.n), false), {}};
     in.ref = matmul::reference(in.a, in.b, s.m, s.n, s.k);
     it = made.emplace(key, std::move(in)).first;
   }
@@ -198,9 +199,11 @@ __global__ void rounded_product(const float* a, const float* b, float* c, int m,
 
 TEST(MatmulPrecision, Tf32AndBf16InputsFailTheFp32Check) {
   CUDALAB_REQUIRE_GPU();
-  for (int k : {64, 127, 256}) {
+  // the task tests' inputs (fp32_exposing_matrix), at every K they use and past it
+  for (int k : {1, 64, 127, 256, 1025, 4097, 16384}) {
     const int m = 64, n = 64;
-    const auto a = matmul::make_matrix(m, k, 11), b = matmul::make_matrix(k, n, 12);
+    const auto a = matmul::fp32_exposing_matrix(m, k, cudalab::testing::seed(11 + k), true);
+    const auto b = matmul::fp32_exposing_matrix(k, n, cudalab::testing::seed(12 + k), false);
     const matmul::Product ref = matmul::reference(a, b, m, n, k);
     cudalab::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
     for (Rounding r : {Rounding::kNone, Rounding::kTf32, Rounding::kBf16}) {
