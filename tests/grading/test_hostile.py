@@ -606,9 +606,6 @@ def make_hostile_batch(tmp):
         z.writestr("x.txt", "x")
     return [sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
             "--labs", "device_query", "vec_add", "--out", os.path.join(tmp, "out"), "--jobs", JOBS,
-            # a lab's tests together stop at 30 s: the looping submission's tests would otherwise
-            # time out one after another (each case of a binary in turn), for about a minute
-            "--lab-timeout", "30",
             f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=4 -DCUDALAB_TIMEOUT_GPU=15 -DCUDALAB_TIMEOUT_SANITIZE=20"]
 
 
