@@ -197,6 +197,8 @@ class GradeFixture(unittest.TestCase):
                [os.path.join(scripts, "grade_submission.py"), "--prepare-base", self.tmp],
                [os.path.join(scripts, "grade_submission.py"), ROOT, "--prepare-base", os.path.join(self.tmp, "b")],
                [os.path.join(scripts, "grade_submission.py"), ROOT, "--submission-memory-gib", "-1"],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--test-seed", "0"],
+               [os.path.join(scripts, "grade_submission.py"), ROOT, "--test-seed", "x"],
                [os.path.join(scripts, "grade_merge.py"), self.tmp],
                [os.path.join(scripts, "student_regions.py"), "--root", "/nonexistent"]]
         for cmd in bad:
