@@ -49,11 +49,11 @@ def task_points(table):
 def task_shares(names, table):
     """{test name: {task: points}}: each task's points split evenly among the tests of `names` that
     grade it (its patterns). A test that grades no task is not in the map: it earns nothing."""
-    shares = {}
+    shares, points = {}, task_points(table)
     for task, patterns in task_tests(table).items():
         mine = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
         for n in mine:
-            shares.setdefault(n, {})[task] = task_points(table)[task] / len(mine)
+            shares.setdefault(n, {})[task] = points[task] / len(mine)
     return shares
 
 
