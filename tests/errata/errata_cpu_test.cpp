@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -369,6 +370,73 @@ TEST(NotesErrata, MemSpaceDemoHardCodesTheA100sLimits) {
   EXPECT_EQ(t4.by_warps, 4);                   // 1024 threads per SM on Turing, not 2048
   EXPECT_DOUBLE_EQ(t4.occupancy_percent, 100.0);
   EXPECT_EQ(t4.resident_blocks * 256, 1024);   // half the A100's resident threads
+}
+
+}  // namespace
+
+namespace {
+
+// lecture2, program 2's write side: "warp 内连续 pix → 写 32 个连续字节 = 恰好 1 个 32 字节 sector".
+// A 16 x 16 block's warp is two rows of 16 threads: its 1-byte store to one plane writes 16 bytes
+// in each of two image rows, a width apart: two sectors, half of each used.
+TEST(NotesErrata, SixteenBySixteenWarpStoresHalfOfTwoSectors) {
+  constexpr std::size_t kSector = 32;
+  for (std::size_t width : {std::size_t{76}, std::size_t{3840}, std::size_t{16384}}) {
+    for (int warp = 0; warp < 8; ++warp) {
+      std::map<std::size_t, int> bytes_in_sector;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int t = warp * 32 + lane;  // linear thread index in the block: t = ty * 16 + tx
+        const std::size_t row = static_cast<std::size_t>(t / 16), col = static_cast<std::size_t>(t % 16);
+        ++bytes_in_sector[(row * width + col) / kSector];  // plane byte of pixel (row, col), block (0, 0)
+      }
+      if (width % 16 == 0) {
+        EXPECT_EQ(bytes_in_sector.size(), 2u) << width;  // two sectors, one per row ...
+        for (const auto& [sector, bytes] : bytes_in_sector) EXPECT_EQ(bytes, 16) << width;  // ... half used
+      } else {
+        EXPECT_GE(bytes_in_sector.size(), 2u) << width;  // a row may even straddle a sector boundary
+      }
+    }
+  }
+}
+
+// lecture2, Q3: two elements per thread, grid ceil(N / 512) of 256 threads: without a second
+// bounds check "N 为奇数时第二次访问会越界". It overruns for every N that is not a multiple of 512.
+TEST(NotesErrata, TwoElementsPerThreadOverrunForEveryNNotAMultipleOf512) {
+  for (int n = 1; n <= 4096; ++n) {
+    const int block = 256, grid = (n + 2 * block - 1) / (2 * block);
+    bool overruns = false;
+    for (int b = 0; b < grid && !overruns; ++b) {
+      for (int t = 0; t < block; ++t) {
+        const int first = b * 2 * block + t, second = first + block;
+        if (first < n && second >= n) overruns = true;  // the first access checked, the second not
+      }
+    }
+    EXPECT_EQ(overruns, n % 512 != 0) << n;
+  }
+  EXPECT_EQ(1000 % 2, 0);  // the notes' own N = 1000 is even, and overruns: elements 1000 .. 1023
+}
+
+// lecture2, program 3: "先做 block 内 reduction 再由线程 0 原子加一次可以降低 32 倍原子压力".
+// One atomic per 256-thread block instead of one per thread is 256 x fewer; 32 x is one per warp.
+TEST(NotesErrata, ABlockReductionCutsAtomicsBy256NotBy32) {
+  const std::size_t n = std::size_t{1} << 24;  // the mem_spaces lab's contention run
+  const std::size_t per_thread = n, per_warp = n / 32, per_block = n / 256;
+  EXPECT_EQ(per_warp, 524288u);
+  EXPECT_EQ(per_block, 65536u);
+  EXPECT_EQ(per_thread / per_block, 256u);
+  EXPECT_EQ(per_thread / per_warp, 32u);
+}
+
+// execution note, 启动配置怎么选: "太小（32、64）容易先碰到每 SM 的 block 数上限". On the A100 and the
+// H200, 32 blocks of 64 threads fill the SM's 2048 threads: 64 reaches the cap and full occupancy
+// at once. Only 32-thread blocks stop at the cap first (50 %).
+TEST(NotesErrata, SixtyFourThreadBlocksFillTheA100AndTheH200) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const occ::GpuSpec gpu = *occ::spec_for_arch(arch);
+    EXPECT_DOUBLE_EQ(occupancy(gpu, 64, 32).occupancy_percent, 100.0) << arch;
+    EXPECT_EQ(occupancy(gpu, 64, 32).resident_blocks, 32) << arch;
+    EXPECT_DOUBLE_EQ(occupancy(gpu, 32, 32).occupancy_percent, 50.0) << arch;
+  }
 }
 
 }  // namespace
