@@ -29,6 +29,12 @@ class GradeFixture(unittest.TestCase):
             cls.results = json.load(f)
         cls.by_name = {t["name"]: t for t in cls.results["tests"]}
 
+    def grade_fixture(self, out, *args):
+        """grade.py on the fixture's build into `out`, with the fixture's points and `args`."""
+        return subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
+                               "--points", os.path.join(HERE, "fixture", "points.json"), *args],
+                              capture_output=True, text=True)
+
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
@@ -55,15 +61,11 @@ class GradeFixture(unittest.TestCase):
         self.assertGreater(seed, 0)
         self.assertEqual(self.by_name["seed_a"]["status"], "passed")  # CUDALAB_TEST_SEED reached the test
         out = os.path.join(self.tmp, "out_seed")
-        again = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
-                                "--labs", "lab_a", "--points", os.path.join(HERE, "fixture", "points.json")],
-                               capture_output=True, text=True)
+        again = self.grade_fixture(out, "--labs", "lab_a")
         self.assertEqual(again.returncode, 0, again.stderr)
         with open(os.path.join(out, "results.json")) as f:
             self.assertNotEqual(json.load(f)["extra_data"]["test_seed"], seed)  # a new run, new inputs
-        run = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
-                              "--labs", "lab_a", "--test-seed", "123", "--points", os.path.join(HERE, "fixture", "points.json"),
-                              "--ctest-args", "-R seed_a"], capture_output=True, text=True)
+        run = self.grade_fixture(out, "--labs", "lab_a", "--test-seed", "123", "--ctest-args", "-R seed_a")
         self.assertEqual(run.returncode, 0, run.stderr)
         with open(os.path.join(out, "junit.xml")) as f:
             self.assertIn("seed=123", f.read())  # repeated on purpose: the same inputs
@@ -173,9 +175,7 @@ class GradeFixture(unittest.TestCase):
 
     def test_one_lab(self):
         out = os.path.join(self.tmp, "out_b")
-        run = subprocess.run([sys.executable, GRADE, "--build-dir", os.path.join(self.tmp, "build"), "--out", out,
-                              "--labs", "lab_b", "--points", os.path.join(HERE, "fixture", "points.json")],
-                             capture_output=True, text=True)
+        run = self.grade_fixture(out, "--labs", "lab_b")
         self.assertEqual(run.returncode, 0, run.stderr)
         with open(os.path.join(out, "results.json")) as f:
             names = {t["name"] for t in json.load(f)["tests"]}
