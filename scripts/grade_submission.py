@@ -72,16 +72,28 @@ itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possib
 group, uid lease and work folder of the run is gone; rows already written stay).
 """
 import argparse
-import concurrent.futures
 import os
 import signal
 import sys
-import threading
-import time
 
-from cudalab import script_cli
-from cudalab.labgrade import ctest, grader, leaderboard, results, submission, suite
-from cudalab.labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox, host_memory_bytes, memory_budget
+
+def _stopped_while_starting(signum, _frame):
+    """SIGINT / SIGTERM before the grader is loaded: nothing was started, nothing is left to clean."""
+    print(f"grade_submission: stopped by signal {signum} while starting; nothing was started", file=sys.stderr)
+    os._exit(128 + signum)
+
+
+if __name__ == "__main__":  # first of all, until stop() takes over below: an interrupt while the modules load
+    signal.signal(signal.SIGINT, _stopped_while_starting)
+    signal.signal(signal.SIGTERM, _stopped_while_starting)
+
+import concurrent.futures  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from cudalab import script_cli  # noqa: E402
+from cudalab.labgrade import ctest, grader, leaderboard, results, submission, suite  # noqa: E402
+from cudalab.labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox, host_memory_bytes, memory_budget  # noqa: E402
 
 
 def fail(code, message):
