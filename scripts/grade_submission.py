@@ -62,10 +62,14 @@ Options:
                         extra_data.test_seed, so a grade can be repeated on the same inputs
   --keep                keep the work folders
   --prepare-base DIR    build and list the base into DIR (a new folder) and stop: no submission is
-                        graded. Give the same --labs, --cmake-args and --per-case as the graders
+                        graded. Give the graders' --cmake-args and --per-case, and their --labs or
+                        more. With --no-reuse the base's own tests are not run here: each grader
+                        that loads it runs them once for its labs, in a copy
   --base DIR            grade against the base prepared in DIR instead of building one (a Slurm
-                        array builds it once: grading/slurm/submit.sh); refused when it was
-                        prepared with other --labs, --cmake-args or --per-case
+                        array builds it once: grading/slurm/submit.sh; graders side by side share
+                        it read-only), for any of its labs; refused when it was prepared with
+                        other --cmake-args or --per-case, or without a lab asked for. Its seed
+                        (the one its own tests ran on) is this run's unless --test-seed is given
 Exit codes: 0 graded, 2 usage error (or an unreadable single submission), 3 the grading tree
 itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possible here and
 --unsafe-no-sandbox was not given, 130 / 143 stopped by SIGINT / SIGTERM (every sandbox, memory

@@ -13,14 +13,17 @@ that exits 0 before its cases ran passed nothing.
 
 A GPU test binary pays for its CUDA context once instead of once per case (ctest's one process per
 case spends seconds per case on a busy GPU). A case that runs past --timeout is killed with its
-process, reported "timed out after N s", and the remaining cases go on in a new process; a case
-that crashes its process is reported failed and the rest go on too. The build option
+process, reported "timed out after N s", and the remaining cases go on in new processes, four at
+once (CUDALAB_GTEST_BATCH_JOBS; 1: one after another), each taking its share in turn, so that code
+that hangs in every case costs a few limits and not one limit per case; a case that crashes its
+process is reported failed and the rest go on in a new process. The build option
 CUDALAB_GTEST_BATCH=ON registers one ctest test per binary that runs through this script.
 
 Exit codes: 0 every case passed (some may be skipped), 1 some case failed or timed out, 2 usage
 error, 3 the binary cannot be run or listed, 77 every case was skipped (a GPU binary on a machine
 without a GPU: ctest reports the test skipped, SKIP_RETURN_CODE 77, with the reason printed).
 """
+import concurrent.futures
 import os
 import re
 import select
@@ -40,6 +43,7 @@ def fail(code, message):
 RUN = re.compile(r"^\[ RUN      \] (\S+)")  # stdout: only to file what a case printed under its name
 VERDICT = re.compile(r"^(START|END) (\S+)(?: (passed|failed|skipped))?$")
 VERDICT_ENV = "CUDALAB_VERDICT_FD"  # read by tests/support/verdict_main.cpp
+JOBS_ENV = "CUDALAB_GTEST_BATCH_JOBS"
 
 
 def list_cases(command):
@@ -176,6 +180,39 @@ def write_junit(path, results, timed_out=()):
     ET.ElementTree(suite).write(path, encoding="UTF-8", xml_declaration=True)
 
 
+def hung_jobs():
+    """Processes at once for the cases after one hung (CUDALAB_GTEST_BATCH_JOBS, default 4)."""
+    try:
+        return max(1, int(os.environ.get(JOBS_ENV, "4")))
+    except ValueError:
+        return 1
+
+
+def run_in_turn(command, cases, timeout, out_lines, hand_over=False):
+    """Runs `cases` one process after another: a new process after a case that hangs or crashes
+    takes the cases left. Returns ({case: (status, output, seconds)}, the cases left when a case
+    hung and hand_over is set (for the caller to run side by side), processes, {cases that hung})."""
+    results, remaining, processes, hung = {}, list(cases), 0, set()
+    while remaining:
+        processes += 1
+        done, stuck, timed_out = run_some(command, remaining, timeout, out_lines)
+        results.update(done)
+        if stuck and timed_out:
+            hung.add(stuck)
+        if stuck:
+            results[stuck] = ("failed", f"timed out after {timeout:g} s" if timed_out
+                              else "the process ended during this case (crash or exit)", timeout if timed_out else 0.0)
+        left = [c for c in remaining if c not in results]
+        if len(left) == len(remaining):  # no progress: the process cannot start its cases
+            for c in left:
+                results[c] = ("failed", "did not run: " + " | ".join(out_lines[-5:]), 0.0)
+            break
+        remaining = left
+        if stuck and timed_out and hand_over and len(left) > 1:
+            return results, left, processes, hung
+    return results, [], processes, hung
+
+
 def main():
     argv = sys.argv[1:]
     if "--" not in argv:
@@ -207,22 +244,15 @@ def main():
         return 0
     if not cases:
         fail(3, f"{rest[0]} lists no cases")
-    results, remaining, out_lines, processes, hung = {}, list(cases), [], 0, set()
-    while remaining:
-        processes += 1
-        done, stuck, timed_out = run_some(command, remaining, args.timeout, out_lines)
-        results.update(done)
-        if stuck and timed_out:
-            hung.add(stuck)
-        if stuck:
-            results[stuck] = ("failed", f"timed out after {args.timeout:g} s" if timed_out
-                              else "the process ended during this case (crash or exit)", args.timeout if timed_out else 0.0)
-        left = [c for c in remaining if c not in results]
-        if len(left) == len(remaining):  # no progress: the process cannot start its cases
-            for c in left:
-                results[c] = ("failed", "did not run: " + " | ".join(out_lines[-5:]), 0.0)
-            break
-        remaining = left
+    out_lines = []
+    results, left, processes, hung = run_in_turn(command, cases, args.timeout, out_lines, hand_over=hung_jobs() > 1)
+    if left:  # a case hung: the others may too, so the rest run side by side, each share in turn
+        shares = [left[i::hung_jobs()] for i in range(min(hung_jobs(), len(left)))]
+        with concurrent.futures.ThreadPoolExecutor(len(shares)) as pool:
+            for done, _, count, stuck in pool.map(lambda s: run_in_turn(command, s, args.timeout, out_lines), shares):
+                results.update(done)
+                processes += count
+                hung |= stuck
     ordered = {c: results[c] for c in cases}
     write_junit(args.junit, ordered, hung)
     bad = [c for c, r in ordered.items() if r[0] == "failed"]

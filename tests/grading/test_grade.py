@@ -230,6 +230,35 @@ class GradeFixture(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(out, "results.json")))
 
 
+    def test_a_base_serves_any_of_its_labs_on_its_own_inputs(self):
+        # a base of two labs grades either; its own tests' results are reused only on the inputs
+        # they ran on: its seed becomes the run's, unless another was given (then they run again)
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from cudalab.labgrade import grader, results
+        base = os.path.join(self.tmp, "base-two")
+        os.makedirs(base)
+        ran = {"n": 1, "results": {"VecAddReference.AddsElementwise": ["passed", "", 0.1]}}
+        with open(os.path.join(base, "base.json"), "w") as f:
+            json.dump({"labs": ["device_query", "vec_add"], "cmake_args": [], "gtest_batch": True,
+                       "labels": {"VecAddReference.AddsElementwise": ["cpu", "vec_add"],
+                                  "Residency.H200With256Threads": ["cpu", "device_query"]},
+                       "batches": {}, "region_files": [], "test_seed": 123,
+                       "base_results": [ran["results"], {}]}, f)
+        points = results.load_points(os.path.join(ROOT, "grading", "points.json"))
+        limits = grader.Limits(60, 60, 60, None, None)
+        for seed, kept in ((None, True), (123, True), (5, False)):
+            g = grader.Grader(points, ["vec_add"], None, 1, limits, test_seed=seed, log=lambda *a: None,
+                              gtest_batch=True)
+            g.base_tests_in_copy = lambda: ran.update(n=ran["n"] + 1)
+            before = ran["n"]
+            g.load_base(base)
+            self.assertEqual([t.name for t in g.listed], ["VecAddReference.AddsElementwise"])
+            self.assertEqual(g.test_seed, 123 if kept else 5)
+            self.assertEqual(g.base_results is not None, kept, seed)
+            self.assertEqual(ran["n"] - before, 0 if kept else 1, seed)  # run again, once, on the new inputs
+            g.cleanup()
+
+
 class Pipeline(unittest.TestCase):
     """results.run_and_collect, the one ctest -> JUnit -> cases pipeline, where ctest runs in a
     sandbox that sees the build and the report at other paths than the grader does."""

@@ -11,6 +11,7 @@
   - the Gradescope bundle holds no solution and, unpacked as Gradescope would, grades a handout
     with run_autograder.
 Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
+Under ctest the graders share one base, the handout of every lab built once (shared_base.py).
 """
 import csv
 import fnmatch
@@ -26,7 +27,9 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
 from cudalab.labgrade import regions, results, suite  # noqa: E402
+import shared_base  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 JOBS = str(os.cpu_count() or 2)
@@ -116,27 +119,32 @@ class Handout(unittest.TestCase):
             self.assertIn("the answer", f.read())  # not a README: left as it is
 
     def test_handout_builds_and_its_tasks_fail(self):
-        build = os.path.join(self.tmp, "handout-build")
-        conf = subprocess.run(["cmake", "-S", self.handout, "-B", build, "-G", "Ninja", "-DCUDALAB_GTEST_BATCH=OFF",
-                               f"-DCMAKE_CUDA_ARCHITECTURES={ARCH}"], capture_output=True, text=True)  # case names
-        self.assertEqual(conf.returncode, 0, conf.stderr[-2000:])
-        b = subprocess.run(["cmake", "--build", build, "-j", JOBS], capture_output=True, text=True)
-        self.assertEqual(b.returncode, 0, (b.stdout + b.stderr)[-3000:])
-        # The points table names the tests of every region, and each of its patterns matches a test.
-        listed = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], capture_output=True, text=True)
-        names = [t["name"] for t in json.loads(listed.stdout)["tests"]]
+        # The grading base is the handout of every lab (regions stubbed, no solutions) configured,
+        # built and listed: the one ctest prepared for these tests, or one built here.
+        base = shared_base.BASE
+        if not base:
+            base = os.path.join(self.tmp, "base")
+            run = shared_base.prepare(base)
+            self.assertEqual(run.returncode, 0, (run.stdout + run.stderr)[-3000:])
+        with open(os.path.join(base, "base.json")) as f:
+            info = json.load(f)
+        self.assertEqual(sorted(info["labs"]), sorted({r.lab for rs in self.regions.values() for r in rs}))
+        names = list(info["labels"])  # every case of every binary, listed in the sandbox
+        self.assertGreater(len(names), 500)
         # Every GPU test process starts with one hardware work queue (CUDALAB_TEST_MAX_CONNECTIONS:
-        # contexts are made far faster when many test processes start at once), the discovered
-        # GoogleTest cases included; no CPU test is given it.
+        # contexts are made far faster when many test processes start at once); no CPU test is
+        # given it, nor one labelled "streams" (streams side by side keep the driver's default).
+        listed = subprocess.run(["ctest", "--test-dir", os.path.join(base, "build"), "--show-only=json-v1"],
+                                capture_output=True, text=True)
         props = {t["name"]: {p["name"]: p["value"] for p in t.get("properties", [])}
                  for t in json.loads(listed.stdout)["tests"]}
         queues = {n: "CUDA_DEVICE_MAX_CONNECTIONS=1" in p.get("ENVIRONMENT", []) for n, p in props.items()}
         gpu = [n for n, p in props.items() if "gpu" in p.get("LABELS", []) and "streams" not in p["LABELS"]]
-        self.assertGreater(len(gpu), 100)
+        self.assertGreater(len(gpu), 50)
         self.assertEqual([n for n in gpu if not queues[n]], [])
-        # CPU tests and those labelled "streams" (streams side by side) keep the driver's default
         self.assertEqual(sorted(n for n in props if queues[n] and n not in gpu), [])
-        self.assertIn("Ladder.WorkOnAnotherStreamIsSuspect", [n for n in props if not queues[n]])
+        self.assertIn("common_streams_gpu_test", [n for n in props if not queues[n]])
+        # The points table names the tests of every region, and each of its patterns matches a test.
         with open(os.path.join(ROOT, "grading", "points.json")) as f:
             tasks = results.task_tests(json.load(f))
         region_ids = {r.id for rs in self.regions.values() for r in rs}
@@ -145,21 +153,22 @@ class Handout(unittest.TestCase):
         unmatched = [f"{task}: {p}" for task, patterns in tasks.items() for p in patterns
                      if not any(fnmatch.fnmatchcase(n, p) for n in names)]
         self.assertEqual(unmatched, [])
+        # The handout as generated, graded on that base: the CPU tests of the stubbed host-side
+        # task fail (the kernel tasks' tests need a GPU: see docs/instructors.md).
         out = os.path.join(self.tmp, "handout-grade")
-        g = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade.py"), "--build-dir", build,
-                            "--out", out, "--labs", "device_query", "--ctest-args", f"-j {JOBS}"],
+        g = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), self.handout,
+                            "--labs", "device_query", "--out", out] + shared_base.grader_args(),
                            capture_output=True, text=True)
-        self.assertEqual(g.returncode, 0, g.stderr)
+        self.assertEqual(g.returncode, 0, g.stderr + g.stdout[-2000:])
         with open(os.path.join(out, "results.json")) as f:
-            tests = {t["name"]: t for t in json.load(f)["tests"]}
-        # The CPU tests of the stubbed host-side task fail in the handout (the kernel tasks' tests
-        # need a GPU: see docs/instructors.md).
-        self.assertEqual(tests["Residency.H200With256Threads"]["score"], 0.0)
-        self.assertEqual(tests["Residency.ReadmeExerciseThree"]["score"], 0.0)
-        with open(os.path.join(out, "results.json")) as f:
-            residency = json.load(f)["extra_data"]["tasks"]["device_query.residency"]
+            data = json.load(f)
+        tests = {t["name"]: t for t in data["tests"]}
+        self.assertEqual(tests["Residency.H200With256Threads"]["status"], "failed")
+        self.assertEqual(tests["Residency.ReadmeExerciseThree"]["status"], "failed")
+        residency = data["extra_data"]["tasks"]["device_query.residency"]
         self.assertEqual((residency["score"], residency["passed"]), (0.0, 0))
         self.assertGreaterEqual(residency["tests"], 7)
+        self.assertEqual(data["score"], 0.0)
 
 
 class SubmissionGrading(unittest.TestCase):
@@ -189,9 +198,7 @@ class SubmissionGrading(unittest.TestCase):
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS,
-                                  "--no-reuse",  # no base run of the handout's tests, one process per case
-                                  "--per-case"],  # the other mode: test_hostile grades with the default
+                                  "--no-reuse"] + shared_base.grader_args(),  # no base run of the handout's tests
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
@@ -241,7 +248,7 @@ class SubmissionGrading(unittest.TestCase):
 class ThreeGrades(unittest.TestCase):
     """The grades a class's total rests on: the handout as generated scores 0, the solutions every
     point, and the handout with one task written exactly that task (graded one process per test
-    binary, the default; SubmissionGrading grades one process per case)."""
+    binary, the default; AutograderBundle grades one process per case)."""
 
     def test_handout_solutions_and_one_task(self):
         tmp = tempfile.mkdtemp(prefix="three_grades_")
@@ -262,8 +269,7 @@ class ThreeGrades(unittest.TestCase):
                 f.write(regions.rewrite(text, regions.parse(rel, text), {"vec_add.naive": solved.solution}))
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
-                                  "--labs", "vec_add", "--out", out,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS],
+                                  "--labs", "vec_add", "--out", out] + shared_base.grader_args(),
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
@@ -338,8 +344,9 @@ class AutograderBundle(unittest.TestCase):
             gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out",
                                   os.path.join(ag, "submission"), "--labs", "device_query"], capture_output=True, text=True)
             self.assertEqual(gen.returncode, 0, gen.stderr)
+            # (graded one process per case, the grader's other mode; the others grade one per binary)
             grade = subprocess.run(["bash", os.path.join(ag, "run_autograder"), f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}",
-                                    "--jobs", JOBS], capture_output=True, text=True, env=dict(os.environ, AUTOGRADER_ROOT=ag))
+                                    "--jobs", JOBS, "--per-case"], capture_output=True, text=True, env=dict(os.environ, AUTOGRADER_ROOT=ag))
             self.assertEqual(grade.returncode, 0, grade.stderr + grade.stdout[-2000:])
             with open(os.path.join(ag, "results", "results.json")) as f:
                 results = json.load(f)

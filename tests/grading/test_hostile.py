@@ -34,6 +34,7 @@ from cudalab.labgrade import ctest, regions, submission, suite, symbols  # noqa:
 from cudalab.labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
 from cudalab.labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
 import hostile  # noqa: E402
+import shared_base  # noqa: E402
 from cudalab import lab_manifest  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
@@ -680,15 +681,18 @@ class Leftovers(unittest.TestCase):
             parents = [os.path.join(v2, own["v2"].lstrip("/"))] if v2 and "v2" in own else []
             parents += [os.path.join(v1, p.lstrip("/")) for c, p in own.items() if v1 and "memory" in c.split(",")]
             rng = random.Random()
-            for k, (low, high, sig) in enumerate(((1, 6, signal.SIGINT), (6, 40, signal.SIGTERM), (40, 120, signal.SIGINT))):
+            for k, (low, high, sig) in enumerate(((1, 6, signal.SIGINT), (0.5, 4, signal.SIGTERM), (4, 12, signal.SIGINT))):
                 private = os.path.join(tmp, f"tmp{k}")
                 os.makedirs(private)
                 # a uid pool of its own: graders beside this test (ctest -j) lease from the default one
                 pool = 0x7B000000 + 0x100 * k
                 env = dict(os.environ, TMPDIR=private, LABGRADE_UID_BASE=str(pool), LABGRADE_UID_COUNT="64")
+                # the first builds a base of its own (stopped while it builds); the others grade on
+                # the shared one, every test run again, and are stopped while they build and test
+                base = shared_base.grader_args() + ["--no-reuse"] if k else [
+                    f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS]
                 p = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), subs, "--batch",
-                                      "--labs", "device_query", "--out", os.path.join(tmp, f"out{k}"), "--jobs", JOBS,
-                                      f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}"], env=env,
+                                      "--labs", "device_query", "--out", os.path.join(tmp, f"out{k}")] + base, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 delay = rng.uniform(low, high)
                 try:

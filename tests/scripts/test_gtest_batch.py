@@ -22,12 +22,15 @@ class GtestBatch(unittest.TestCase):
         cls.exe = os.path.join(cls.tmp, "cases")
         main = os.path.join(ROOT, "tests", "support", "verdict_main.cpp")  # the suite's test main
         cls.early = os.path.join(cls.tmp, "exit_early")
-        for src, exe in (("cases.cpp", cls.exe), ("exit_early.cpp", cls.early)):
+        cls.hangs = os.path.join(cls.tmp, "hangs")
+        for src, exe in (("cases.cpp", cls.exe), ("exit_early.cpp", cls.early), ("hangs.cpp", cls.hangs)):
             subprocess.run([os.environ.get("CXX", "c++"), "-std=c++17", os.path.join(HERE, "gtest_fixture", src), main,
                             "-o", exe, "-lgtest", "-pthread"], check=True)
         cls.junit = os.path.join(cls.tmp, "out.xml")
+        # the cases after the hang one after another (what the process count below follows)
         cls.proc = subprocess.run([sys.executable, BATCH, "--junit", cls.junit, "--timeout", "2", "--", cls.exe],
-                                 capture_output=True, text=True, timeout=120)
+                                  capture_output=True, text=True, timeout=120,
+                                  env=dict(os.environ, CUDALAB_GTEST_BATCH_JOBS="1"))
         cls.cases = results.parse_junit(cls.junit)
 
     @classmethod
@@ -89,6 +92,30 @@ class GtestBatch(unittest.TestCase):
         listing = subprocess.run([sys.executable, BATCH, "--single", "--", self.exe, "--gtest_list_tests"],
                                  capture_output=True, text=True, timeout=60)
         self.assertIn("PassesAfterTheHang", listing.stdout)
+
+    def hang_run(self, jobs):
+        folder = tempfile.mkdtemp(dir=self.tmp)
+        junit = os.path.join(folder, "hangs.xml")
+        run = subprocess.run([sys.executable, BATCH, "--junit", junit, "--timeout", "1.5", "--", self.hangs],
+                             capture_output=True, text=True, timeout=120,
+                             env=dict(os.environ, HANG_DIR=folder, CUDALAB_GTEST_BATCH_JOBS=jobs))
+        return run, results.parse_junit(junit), os.path.exists(os.path.join(folder, "overlap"))
+
+    def test_after_a_hang_the_rest_run_side_by_side(self):
+        # every case hangs but the last: after the first, the others run three at once (each in a
+        # process of its own here), so they are alive together; with one job never
+        run, cases, overlapped = self.hang_run("4")
+        self.assertEqual(run.returncode, 1, run.stdout)
+        self.assertEqual({n: c[0] for n, c in cases.items()},
+                         {"Hang.A": "failed", "Hang.B": "failed", "Hang.C": "failed", "Hang.D": "failed",
+                          "Hang.PassesAtTheEnd": "passed"})
+        self.assertEqual(list(cases), ["Hang.A", "Hang.B", "Hang.C", "Hang.D", "Hang.PassesAtTheEnd"])  # listing order
+        self.assertTrue(overlapped)
+        self.assertIn("5 process(es)", run.stdout)  # the first; B, C and D each hang in their own; the last
+        run, cases, overlapped = self.hang_run("1")
+        self.assertEqual({n: c[0] for n, c in cases.items()}["Hang.PassesAtTheEnd"], "passed")
+        self.assertFalse(overlapped)
+        self.assertIn("5 process(es)", run.stdout)
 
     def test_list_and_bad_input(self):
         listed = subprocess.run([sys.executable, BATCH, "--list", "--", self.exe], capture_output=True, text=True)

@@ -135,6 +135,7 @@ class Grader:
         # drawn here unless given (to grade again on the same inputs), so no table of answers made
         # from the handout's tests fits a grading run.
         self.test_seed = test_seed if test_seed is not None else secrets.randbits(62) + 1
+        self.seed_given = test_seed is not None  # a prepared base's seed is taken unless one was given
         self.submission_jobs = None  # build and test jobs of one submission (a batch shares self.jobs out)
         self.reuse_base = reuse_base  # run the base's tests once and reuse them for labs left as handed out
         self.base_results = None      # ({case: [status, output, seconds]}, {case: limit} timed out)
@@ -245,7 +246,7 @@ class Grader:
             with open(os.path.join(root, BASE_FILE), "w") as f:
                 json.dump({"labs": self.labs, "cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch,
                            "labels": labels, "batches": self.batches, "region_files": sorted(self.regions),
-                           "base_results": self.base_results}, f, indent=1)
+                           "base_results": self.base_results, "test_seed": self.test_seed}, f, indent=1)
         self.log(f"grade_submission: base built and listed in {time.time() - start:.0f} s: "
                  f"{len(self.listed)} tests in {len(self.labs)} labs")
         return ws
@@ -258,19 +259,50 @@ class Grader:
                 info = json.load(f)
         except (OSError, ValueError) as e:
             raise GradingError(f"no prepared base at {root} ({e}): run grade_submission.py --prepare-base {root} first")
-        wanted = {"labs": self.labs, "cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch}
+        wanted = {"cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch}
         differs = [k for k, v in wanted.items() if info.get(k) != v]
+        missing = [lab for lab in self.labs if lab not in info.get("labs", [])]
+        if missing:  # a base serves any of its labs
+            differs.append("labs")
         if differs:
             raise GradingError(f"the base at {root} was built with other {', '.join(differs)} "
                                f"({', '.join(f'{k}={info.get(k)}' for k in differs)}); prepare it with the same options")
         ws = Workspace(root, self.box, self.seed_env())
         self.regions = suite.parse_regions(ws.src, info["region_files"])
         self.batches = info["batches"]
-        self.base_results = info.get("base_results") if self.reuse_base else None
         self.listed = results.fixed_list(info["labels"], self.points, set(self.labs))
         self.base = ws
+        # the base's own results are reused only on the inputs they were taken on: the base's seed
+        # is this run's unless another was given
+        self.base_results = info.get("base_results") if self.reuse_base else None
+        if self.base_results and info.get("test_seed") != self.test_seed:
+            if self.seed_given or info.get("test_seed") is None:
+                self.base_results = None
+            else:
+                self.test_seed = info["test_seed"]
         self.log(f"grade_submission: base from {root} (prepared once): {len(self.listed)} tests in {len(self.labs)} labs")
+        if self.reuse_base and self.base_results is None:
+            self.base_tests_in_copy()
         return ws
+
+    def base_tests_in_copy(self):
+        """The base's own tests for this run's labs, run once in a copy of the base: a prepared base
+        (made without them, or on other inputs) is shared read-only by the graders that load it.
+        Without a sandbox the build's paths are the host's, and the tests run in the base itself."""
+        if not self.box:
+            return self.base_tests(self.base)
+        ws = Workspace(os.path.join(self.work, "base-run"), self.box, self.seed_env(), group=self.memory_group())
+        for d in ("src", "build", "tools"):
+            shutil.copytree(getattr(self.base, d), getattr(ws, d), symlinks=True)
+        os.makedirs(ws.out)
+        self.box.prepare_writable(ws.build, ws.out)
+        try:
+            self.base_tests(ws)
+        finally:
+            if ws.group:
+                ws.group.remove()
+                self.made_groups.remove(ws.group)
+            remove_tree(ws.root)
 
     def require_gpu(self):
         """Raises GradingError unless the base's device_query finds a usable GPU (in the sandbox)."""

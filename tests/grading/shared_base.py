@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""The one grading base the end-to-end grading tests share (ctest fixture grading_base): the
+handout of every lab, configured, built and listed once by grade_submission.py --prepare-base
+(without its own tests: each grader that loads it runs them for its labs, in a copy). ctest runs
+this first and names the folder in CUDALAB_GRADING_BASE for the tests that need it; a test run on
+its own (no such variable) builds a base of its labs itself.
+
+Exit 77 (skipped) where no sandbox can start, as the tests that use the base do.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
+JOBS = str(os.cpu_count() or 2)
+# One architecture, and per-case limits that a loaded machine keeps and a submission that never
+# ends reaches soon.
+CMAKE_ARGS = (f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=5 "
+              "-DCUDALAB_TIMEOUT_GPU=15 -DCUDALAB_TIMEOUT_SANITIZE=20")
+BASE = os.environ.get("CUDALAB_GRADING_BASE")
+
+
+def grader_args():
+    """grade_submission.py arguments for a grader in these tests: the shared base's options, and
+    the base itself when ctest prepared it."""
+    return [CMAKE_ARGS, "--jobs", JOBS] + (["--base", BASE] if BASE else [])
+
+
+def prepare(folder, labs=None):
+    """Builds a base of `labs` (default: every lab) at `folder`; the grade_submission run."""
+    shutil.rmtree(folder, ignore_errors=True)
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), "--prepare-base",
+                           folder, "--no-reuse", CMAKE_ARGS, "--jobs", JOBS] + (["--labs"] + labs if labs else []),
+                          capture_output=True, text=True)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    from cudalab.labgrade.sandbox import Sandbox  # noqa: E402
+    if not BASE:
+        print("shared_base.py: set CUDALAB_GRADING_BASE to the folder to prepare")
+        sys.exit(2)
+    box, why = Sandbox.find()
+    if not box:
+        print(f"CUDALAB_SKIPPED: no sandbox can start here: {why}")
+        sys.exit(77)
+    run = prepare(BASE)
+    print(run.stdout[-3000:], run.stderr[-3000:])
+    sys.exit(run.returncode)
