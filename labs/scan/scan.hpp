@@ -1,0 +1,70 @@
+#pragma once
+// scan: prefix sums (inclusive and exclusive) of int32 and float, any n up to past 2^31 elements:
+// block scans of the textbooks (Kogge-Stone, Brent-Kung, warp shuffles) under the three-kernel
+// scan-then-propagate, then the single-pass decoupled look-back (Merrill and Garland, 2016),
+// timed against cub::DeviceScan in the same run.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "common/device_buffer.hpp"
+#include "common/variants.hpp"
+
+namespace scan {
+
+// The variants, in ladder order; the table in scan.cu says what each changes.
+enum class Variant {
+  kKoggeStone,
+  kBrentKung,
+  kWarpShuffle,
+  kDecoupledLookback,
+};
+CUDALAB_DECLARE_VARIANTS(Variant)
+
+enum class Kind { kInclusive, kExclusive };
+const char* kind_name(Kind k);
+
+// Elements one block scans at once (its tile): the three-kernel variants launch one block per
+// tile, then scan the tiles' totals the same way, then add each tile's prefix.
+std::size_t tile_elements(Variant v);
+
+// Device scratch for scans of up to `capacity` elements: the tile totals of every level, and the
+// look-back's tile states and ticket counter.
+template <typename T>
+class Workspace {
+ public:
+  explicit Workspace(std::size_t capacity);
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  template <typename U>
+  friend int scan(Variant, Kind, const U*, U*, std::size_t, Workspace<U>&, cudaStream_t);
+  std::size_t capacity_;
+  cudalab::DeviceBuffer<T> sums_;                   // every level's tile totals, one after another
+  cudalab::DeviceBuffer<unsigned long long> state_;  // look-back: one word per tile, then the ticket counter
+};
+
+// out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, out[0] = 0), for
+// i < n, on the device. `out` may be `in`. Returns the kernel launches (and memsets) it took.
+// T is int (wrapping, as unsigned arithmetic) or float.
+template <typename T>
+int scan(Variant v, Kind kind, const T* in, T* out, std::size_t n, Workspace<T>& ws, cudaStream_t stream = nullptr);
+
+// cub::DeviceScan::InclusiveSum / ExclusiveSum, for comparison.
+template <typename T>
+class CubScan {
+ public:
+  CubScan(const T* in, T* out, std::size_t n, Kind kind);
+  void run(cudaStream_t stream = nullptr);
+
+ private:
+  const T* in_;
+  T* out_;
+  std::size_t n_;
+  Kind kind_;
+  std::size_t temp_bytes_ = 0;
+  cudalab::DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace scan

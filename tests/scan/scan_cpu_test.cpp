@@ -1,0 +1,101 @@
+// The scan lab's CPU side: the check every result goes through (exact for int, a rounding bound
+// for float that admits any order of additions and nothing else) and the variant table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/random.hpp"
+#include "reference.hpp"
+#include "scan.hpp"
+
+namespace {
+
+using scan::Kind;
+
+std::vector<int> int_scan(const std::vector<int>& x, Kind kind) {
+  std::vector<int> out(x.size());
+  unsigned run = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (kind == Kind::kExclusive) out[i] = static_cast<int>(run);
+    run += static_cast<unsigned>(x[i]);
+    if (kind == Kind::kInclusive) out[i] = static_cast<int>(run);
+  }
+  return out;
+}
+
+TEST(ScanReference, IntIsExactAndCatchesOneWrongElement) {
+  const std::vector<int> x = cudalab::random_vector<int>(5001, 3, -1000, 1000);
+  for (Kind kind : {Kind::kInclusive, Kind::kExclusive}) {
+    std::vector<int> got = int_scan(x, kind);
+    EXPECT_EQ(scan::first_mismatch(x, got.data(), kind), x.size());
+    got[4000] += 1;
+    EXPECT_EQ(scan::first_mismatch(x, got.data(), kind), 4000u);
+  }
+  // the other kind is wrong: inclusive where exclusive was asked
+  const std::vector<int> incl = int_scan(x, Kind::kInclusive);
+  EXPECT_EQ(scan::first_mismatch(x, incl.data(), Kind::kExclusive), 0u);
+}
+
+TEST(ScanReference, IntWrapsModuloTwoToThe32) {
+  const std::vector<int> x{2147483647, 1, -5};
+  const std::vector<int> got{2147483647, -2147483647 - 1, 2147483643};
+  EXPECT_EQ(scan::first_mismatch(x, got.data(), Kind::kInclusive), 3u);
+}
+
+TEST(ScanReference, TheNegatedSetExpectsMinusTheScan) {
+  const std::vector<int> x = cudalab::random_vector<int>(100, 5, -9, 9);
+  std::vector<int> minus = int_scan(x, Kind::kInclusive);
+  for (int& v : minus) v = -v;
+  EXPECT_EQ(scan::first_mismatch(x, minus.data(), Kind::kInclusive, -1), x.size());
+  EXPECT_LT(scan::first_mismatch(x, minus.data(), Kind::kInclusive, 1), x.size());
+}
+
+TEST(ScanReference, FloatAdmitsAnyOrderOfAdditionsAndNoMissingElement) {
+  const std::size_t n = 1 << 16;
+  const std::vector<float> x = cudalab::random_vector<float>(n, 11, -1.f, 1.f);
+  // in float, in order (n roundings in a row) and in blocks of 512 added tile to tile
+  std::vector<float> serial(n), tiled(n);
+  float run = 0;
+  for (std::size_t i = 0; i < n; ++i) serial[i] = run += x[i];
+  float carry = 0;
+  for (std::size_t t = 0; t < n; t += 512) {
+    float local = 0;
+    for (std::size_t i = t; i < t + 512; ++i) tiled[i] = carry + (local += x[i]);
+    carry += local;
+  }
+  EXPECT_EQ(scan::first_mismatch(x, serial.data(), Kind::kInclusive), n);
+  EXPECT_EQ(scan::first_mismatch(x, tiled.data(), Kind::kInclusive), n);
+  // one element left out of every prefix from 777 on
+  std::vector<float> missing = tiled;
+  for (std::size_t i = 777; i < n; ++i) missing[i] -= x[777];
+  EXPECT_EQ(scan::first_mismatch(x, missing.data(), Kind::kInclusive), 777u);
+  std::vector<float> nan = tiled;
+  nan[5] = std::nanf("");
+  EXPECT_EQ(scan::first_mismatch(x, nan.data(), Kind::kInclusive), 5u);
+}
+
+TEST(ScanReference, ExclusiveStartsAtExactlyZero) {
+  const std::vector<float> x{0.5f, 0.25f};
+  const std::vector<float> got{1e-30f, 0.5f};
+  EXPECT_EQ(scan::first_mismatch(x, got.data(), Kind::kExclusive), 0u);
+}
+
+TEST(ScanVariants, TableNamesAndTiles) {
+  const auto& all = scan::all_variants();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(scan::variant_name(all.front()), "kogge_stone");
+  EXPECT_EQ(scan::variant_name(all.back()), "decoupled_lookback");
+  for (scan::Variant v : all) {
+    scan::Variant parsed{};
+    EXPECT_TRUE(scan::parse_variant(scan::variant_name(v), &parsed));
+    EXPECT_EQ(parsed, v);
+    const std::size_t tile = scan::tile_elements(v);
+    EXPECT_GE(tile, 512u);
+    EXPECT_EQ(tile & (tile - 1), 0u) << "a power of two";
+  }
+  scan::Variant unused{};
+  EXPECT_FALSE(scan::parse_variant("best", &unused));
+}
+
+}  // namespace

@@ -1,0 +1,145 @@
+// Every scan variant x inclusive and exclusive x int and float, element by element against the
+// CPU, at sizes around each variant's tile and past many tiles, on inputs drawn from the run's
+// seed (floats with a heavy tail and spikes), into a poisoned output; in place; at pointers that
+// are not 16-byte aligned; and CUB's baseline through the same check.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "common/random.hpp"
+#include "gpu_test.hpp"
+#include "reference.hpp"
+#include "scan.hpp"
+
+namespace {
+
+using scan::Kind;
+using scan::Variant;
+
+template <typename T>
+std::vector<T> input(std::size_t n, std::uint64_t local) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return cudalab::testing::heavy_tailed(n, cudalab::testing::seed(local));
+  } else {
+    return cudalab::random_vector<T>(n, cudalab::testing::seed(local), -1000, 1000);
+  }
+}
+
+// One input per size and type, made once (drawing 2^24 values takes a while) with its device
+// copy, an output and a workspace; no check allocates (see reduction_gpu_test.cu: allocations
+// wait for the driver when many test processes share the GPU).
+template <typename T>
+struct Case {
+  std::vector<T> x;
+  cudalab::DeviceBuffer<T> in, out;
+  scan::Workspace<T> ws;
+  explicit Case(std::size_t n) : x(input<T>(n, 7 * n + 3)), in(n + 4), out(n + 4), ws(n + 4) {}
+};
+
+template <typename T>
+Case<T>& cached_case(std::size_t n) {
+  static std::map<std::size_t, Case<T>> made;
+  auto it = made.find(n);
+  if (it == made.end()) it = made.emplace(std::piecewise_construct, std::forward_as_tuple(n), std::forward_as_tuple(n)).first;
+  return it->second;
+}
+
+// Scans x from in + offset into out + offset (offset elements: 0, or 1 for pointers that are
+// not 16-byte aligned), or in place, and checks every element; the output is poisoned first.
+template <typename T>
+void check(Variant v, Kind kind, std::size_t n, std::size_t offset = 0, bool in_place = false) {
+  Case<T>& c = cached_case<T>(n);
+  c.in.fill_bytes(0x7F);
+  c.out.fill_bytes(0x7F);
+  CUDA_CHECK(cudaMemcpy(c.in.data() + offset, c.x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  T* out = in_place ? c.in.data() + offset : c.out.data() + offset;
+  scan::scan(v, kind, c.in.data() + offset, out, n, c.ws);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<T> got(n);
+  CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
+  const std::string what = scan::variant_name(v) + " " + scan::kind_name(kind) + " n=" + std::to_string(n);
+  EXPECT_EQ(scan::first_mismatch(c.x, got.data(), kind, 1, what.c_str()), n) << what;
+  // nothing written past the end
+  T after{};
+  CUDA_CHECK(cudaMemcpy(&after, out + n, sizeof(T), cudaMemcpyDeviceToHost));
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, 0x7F, sizeof(T));
+  EXPECT_EQ(std::memcmp(&after, poison, sizeof(T)), 0) << what << ": wrote past the end";
+}
+
+class ScanSizes : public ::testing::TestWithParam<std::tuple<Variant, std::size_t>> {};
+
+TEST_P(ScanSizes, IntInclusiveAndExclusive) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check<int>(v, Kind::kInclusive, n);
+  check<int>(v, Kind::kExclusive, n);
+}
+
+TEST_P(ScanSizes, FloatInclusiveAndExclusive) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check<float>(v, Kind::kInclusive, n);
+  check<float>(v, Kind::kExclusive, n);
+}
+
+TEST_P(ScanSizes, MisalignedAndInPlace) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check<int>(v, Kind::kInclusive, n, 1);
+  check<float>(v, Kind::kExclusive, n, 1);
+  check<int>(v, Kind::kExclusive, n, 0, true);
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::tuple<Variant, std::size_t>>& info) {
+  return scan::variant_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
+}
+
+// around every tile (512, 1024, 2048, 4096), a second level (512 * 512 + 1), many look-back tiles
+INSTANTIATE_TEST_SUITE_P(
+    Variants, ScanSizes,
+    ::testing::Combine(::testing::ValuesIn(scan::all_variants()),
+                       ::testing::Values(std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{33},
+                                         std::size_t{511}, std::size_t{512}, std::size_t{513}, std::size_t{1025},
+                                         std::size_t{2047}, std::size_t{4095}, std::size_t{4097}, std::size_t{100003},
+                                         std::size_t{512 * 512 + 1}, (std::size_t{1} << 22) + 5)),
+    param_name);
+
+TEST(ScanGpu, CubBaselinePassesTheSameCheck) {
+  CUDALAB_REQUIRE_GPU();
+  for (Kind kind : {Kind::kInclusive, Kind::kExclusive}) {
+    const std::size_t n = 100003;
+    Case<float>& c = cached_case<float>(n);
+    c.in.upload(c.x.data(), n);
+    c.out.fill_bytes(0x7F);
+    scan::CubScan<float> cub(c.in.data(), c.out.data(), n, kind);
+    cub.run();
+    const std::vector<float> got = c.out.download();
+    EXPECT_EQ(scan::first_mismatch(c.x, got.data(), kind), n) << scan::kind_name(kind);
+  }
+}
+
+TEST(ScanGpu, EveryVariantAgreesWithCubOnIntsBitForBit) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  Case<int>& c = cached_case<int>(n);
+  c.in.upload(c.x.data(), n);
+  cudalab::DeviceBuffer<int> cub_out(n);
+  scan::CubScan<int> cub(c.in.data(), cub_out.data(), n, Kind::kInclusive);
+  cub.run();
+  const std::vector<int> want = cub_out.download();
+  for (Variant v : scan::all_variants()) {
+    c.out.fill_bytes(0x7F);
+    scan::scan(v, Kind::kInclusive, c.in.data(), c.out.data(), n, c.ws);
+    std::vector<int> got(n);
+    c.out.download(got.data(), n);
+    EXPECT_EQ(got, want) << scan::variant_name(v);
+  }
+}
+
+}  // namespace
