@@ -198,7 +198,9 @@ class SubmissionGrading(unittest.TestCase):
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
                                   "--labs", "device_query", "vec_add", "--out", out,
-                                  "--no-reuse"] + shared_base.grader_args(),  # no base run of the handout's tests
+                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS,
+                                  "--no-reuse",  # no base run of the handout's tests, one process per case
+                                  "--per-case"],  # a base of its own (the other mode: not the shared one)
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
@@ -248,7 +250,7 @@ class SubmissionGrading(unittest.TestCase):
 class ThreeGrades(unittest.TestCase):
     """The grades a class's total rests on: the handout as generated scores 0, the solutions every
     point, and the handout with one task written exactly that task (graded one process per test
-    binary, the default; AutograderBundle grades one process per case)."""
+    binary, the default; SubmissionGrading and AutograderBundle grade one process per case)."""
 
     def test_handout_solutions_and_one_task(self):
         tmp = tempfile.mkdtemp(prefix="three_grades_")
