@@ -286,6 +286,18 @@ int report_sweep(Report& report, const std::string& heading, const MeasurementTa
   return all_ok ? kExitSuccess : kExitWrongResult;
 }
 
+int sweep_ladders(Report& report, const std::string& heading, const Yardsticks& y, RowsShape shape,
+                  const std::vector<std::size_t>& sizes, const std::function<LadderResult(std::size_t)>& ladder_at) {
+  MeasurementTable t(y, std::move(shape));
+  bool all_ok = true;
+  for (std::size_t n : sizes) {
+    const LadderResult ladder = ladder_at(n);
+    all_ok = all_ok && ladder.all_ok;
+    t.add(ladder, {{"n", "N", static_cast<long long>(n)}});
+  }
+  return report_sweep(report, heading, t, all_ok);
+}
+
 std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
                                      const std::function<double(std::size_t)>& bytes_needed, double budget_bytes) {
   if (first == 0) throw std::invalid_argument("sweep_sizes: the first size must be at least 1");

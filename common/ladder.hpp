@@ -187,6 +187,11 @@ std::vector<std::string> fallback_notes(const LadderResult& ladder);
 // when every rung at every size was correct, kExitWrongResult otherwise.
 int report_sweep(Report& report, const std::string& heading, const MeasurementTable& table, bool all_ok);
 
+// The ladder at each of `sizes` (ladder_at(n)), its rows led by N ("n"), in one sweep table under
+// `heading`; returns report_sweep's exit code.
+int sweep_ladders(Report& report, const std::string& heading, const Yardsticks& y, RowsShape shape,
+                  const std::vector<std::size_t>& sizes, const std::function<LadderResult(std::size_t)>& ladder_at);
+
 // The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
 // bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory
 // cap of every lab). Never empty when `first` fits; stops before a size that would overflow.

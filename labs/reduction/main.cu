@@ -174,10 +174,8 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
   cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
   const auto ceiling = cudalab::measure_copy_ceiling(bench);
   cudalab::report_copy_ceiling(report, ceiling.gbps);
-  cudalab::MeasurementTable t({facts.theoretical_bandwidth_gbps(), ceiling.gbps}, {false, "x CUB"});
-  bool all_ok = true;
   const auto needed = [](std::size_t n) { return 2.2 * static_cast<double>(n) * sizeof(T); };
-  for (std::size_t n : cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed)) {
+  const auto ladder_at = [&](std::size_t n) {
     const std::vector<T> x = reduction::make_input<T>(n, o.common.seed);
     const reduction::Expected<T> want = reduction::expected_sum(x, facts.max_resident_threads());
     cudalab::DeviceBuffer<T> d_x(x), cub_out(1);
@@ -186,11 +184,10 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     std::vector<cudalab::Rung> rungs = rungs_of(chosen(o), d_x, o.block, ws, want);
     for (auto& r : rungs) r.time_first_launch = false;
     rungs.push_back(cub_rung(cub, cub_out, n, want));
-    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-    all_ok = all_ok && ladder.all_ok;
-    t.add(ladder, {{"n", "N", static_cast<long long>(n)}});
-  }
-  return cudalab::report_sweep(report, "Sum over N", t, all_ok);
+    return cudalab::run_ladder(bench, rungs);
+  };
+  return cudalab::sweep_ladders(report, "Sum over N", {facts.theoretical_bandwidth_gbps(), ceiling.gbps},
+                                {false, "x CUB"}, cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed), ladder_at);
 }
 
 int run(int argc, char** argv) {

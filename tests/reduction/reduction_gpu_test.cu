@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -58,16 +57,8 @@ struct Case {
 };
 
 template <typename T>
-Case<T>& cached_case(std::size_t n) {
-  static std::map<std::size_t, Case<T>> made;
-  auto it = made.find(n);
-  if (it == made.end()) it = made.emplace(std::piecewise_construct, std::forward_as_tuple(n), std::forward_as_tuple(n)).first;
-  return it->second;
-}
-
-template <typename T>
 void check(Variant v, std::size_t n, int block) {
-  auto& [x, exact, d, ws] = cached_case<T>(n);
+  auto& [x, exact, d, ws] = cudalab::testing::cached<Case<T>>(n);
   d.upload(x);
   ws.reset(0xAB);  // poison: far from any sum of these inputs
   reduction::reduce(v, d.data(), n, block, ws);
