@@ -287,13 +287,14 @@ int report_sweep(Report& report, const std::string& heading, const MeasurementTa
 }
 
 int sweep_ladders(Report& report, const std::string& heading, const Yardsticks& y, RowsShape shape,
-                  const std::vector<std::size_t>& sizes, const std::function<LadderResult(std::size_t)>& ladder_at) {
+                  const std::vector<std::size_t>& sizes, const std::function<LadderResult(std::size_t)>& ladder_at,
+                  const SweepAxis& axis) {
   MeasurementTable t(y, std::move(shape));
   bool all_ok = true;
   for (std::size_t n : sizes) {
     const LadderResult ladder = ladder_at(n);
     all_ok = all_ok && ladder.all_ok;
-    t.add(ladder, {{"n", "N", static_cast<long long>(n)}});
+    t.add(ladder, {{axis.key, axis.title, static_cast<long long>(n)}});
   }
   return report_sweep(report, heading, t, all_ok);
 }

@@ -187,10 +187,18 @@ std::vector<std::string> fallback_notes(const LadderResult& ladder);
 // when every rung at every size was correct, kExitWrongResult otherwise.
 int report_sweep(Report& report, const std::string& heading, const MeasurementTable& table, bool all_ok);
 
-// The ladder at each of `sizes` (ladder_at(n)), its rows led by N ("n"), in one sweep table under
-// `heading`; returns report_sweep's exit code.
+// What a sweep varies: its JSON key and its column title.
+struct SweepAxis {
+  std::string key{"n"};
+  std::string title{"N"};
+};
+
+// The ladder at each of `sizes` (ladder_at(n)), its rows led by the size (N unless `axis` names
+// another quantity: the histogram lab sweeps its bins), in one sweep table under `heading`;
+// returns report_sweep's exit code.
 int sweep_ladders(Report& report, const std::string& heading, const Yardsticks& y, RowsShape shape,
-                  const std::vector<std::size_t>& sizes, const std::function<LadderResult(std::size_t)>& ladder_at);
+                  const std::vector<std::size_t>& sizes, const std::function<LadderResult(std::size_t)>& ladder_at,
+                  const SweepAxis& axis = {});
 
 // The sizes of a sweep: first, first*factor, ... <= last, stopping before the first size whose
 // bytes_needed(size) exceeds budget_bytes (by default usable_device_memory(), the one memory

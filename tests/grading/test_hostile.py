@@ -568,7 +568,7 @@ class Bounds(unittest.TestCase):
 
     def test_leaderboard_sizes_are_drawn_per_run_from_the_manifest(self):
         runs = lab_manifest.leaderboard_runs()
-        self.assertEqual(sorted(runs), ["matmul", "reduction", "rgba_split", "scan", "vec_add"])
+        self.assertEqual(sorted(runs), ["histogram", "matmul", "reduction", "rgba_split", "scan", "vec_add"])
         spec, tasks = runs["vec_add"]
         drawn = {leaderboard.draw_args(spec)[0] for _ in range(20)}
         self.assertGreater(len(drawn), 1)  # not the same size every run

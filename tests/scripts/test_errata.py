@@ -23,6 +23,8 @@ def read(path):
 def defined_tests():
     tests = set()
     for path in glob.glob(os.path.join(ROOT, "tests", "**", "*.c*"), recursive=True):
+        if not path.endswith((".cpp", ".cu", ".cuh", ".cc")):  # not a compiled cache (*.cpython-*.pyc)
+            continue
         tests.update(TEST_DEF.findall(read(path)))
     return tests
 
