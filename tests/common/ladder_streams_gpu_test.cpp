@@ -17,10 +17,13 @@ namespace {
 using cudalab_test::memset_rung;
 
 // Work enqueued on a stream of its own is not inside the timer's events; the host's clock up to
-// a device-wide synchronise sees it, and the result is suspect (never the best). The host's
-// clock also counts time the GPU spent on other processes' work (ctest -j runs GPU tests side by
-// side), so an honest rung may look suspect in one attempt; it must be clean in one of three,
-// while the hidden work is seen in every attempt.
+// a device-wide synchronise sees it, and the result is suspect (never the best), in every
+// attempt. Only this direction is asserted: the host's clock also counts time the GPU spent on
+// other processes' work (ctest -j runs GPU tests side by side), which only makes the hidden work
+// longer, but can make an honest rung look suspect as well, in any number of attempts (it did
+// on an H200 under ctest -j16: host 0.87 ms against events 0.004 ms, three times). That an honest
+// kernel is cleared is the rule's other side, tested on made-up timings in ladder_test.cpp
+// (Suspects.WorkOutsideTheTimedStreamNeedsEveryHostRepetitionLong).
 TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
   CUDALAB_REQUIRE_GPU();
   cudalab::Benchmarker bench({1, 5, false});
@@ -34,24 +37,16 @@ TEST(Ladder, WorkOnAnotherStreamIsSuspect) {
     CUDA_CHECK(cudaMemsetAsync(buf.data(), 0x11, buf.size(), own));
   };
   auto honest = memset_rung("honest", buf, 0x11, log);
-  std::string honest_suspect;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const cudalab::LadderResult ladder = cudalab::run_ladder(bench, {sneaky, honest});
     const auto& timing = ladder.rungs[0].result.timing;
     EXPECT_TRUE(ladder.rungs[0].result.correct);
+    EXPECT_TRUE(ladder.rungs[1].result.correct);
     EXPECT_TRUE(timing.work_outside_the_timed_stream()) << timing.host_min_ms << " ms vs " << timing.max_ms;
     EXPECT_NE(ladder.rungs[0].result.suspect.find("outside the timed stream"), std::string::npos);
     EXPECT_NE(ladder.best, 0);
     EXPECT_GE(timing.host_samples_ms.size(), 5u);
-    honest_suspect = ladder.rungs[1].result.suspect;
-    if (honest_suspect.empty()) {
-      EXPECT_EQ(ladder.best, 1);
-      break;
-    }
-    honest_suspect += " (host " + std::to_string(ladder.rungs[1].result.timing.host_min_ms) + " ms, events " +
-                      std::to_string(ladder.rungs[1].result.timing.max_ms) + " ms)";
   }
-  EXPECT_TRUE(honest_suspect.empty()) << "honest rung suspect in 3 attempts: " << honest_suspect;
 }
 
 }  // namespace

@@ -154,6 +154,26 @@ TEST(Ladder, TheBestIsNeverTheBaseline) {
 
 // Faster than physics is an error to explain: above the peak, above 1.10 x the copy ceiling for
 // more bytes than the L2 holds, or timed by events that missed work the host waited for.
+// The rule that catches work left on another stream, on timings made up here (the GPU test
+// can only show its one direction: hidden work is seen; that an honest kernel is cleared needs
+// one undisturbed repetition, which a GPU shared with other test processes may never give).
+TEST(Suspects, WorkOutsideTheTimedStreamNeedsEveryHostRepetitionLong) {
+  cudalab::Timing t;
+  t.max_ms = 0.004;
+  t.host_overhead_ms = 0.007;
+  EXPECT_FALSE(t.work_outside_the_timed_stream());  // no host samples: no verdict
+  t.host_samples_ms = {0.9, 0.87, 1.2};
+  t.host_min_ms = 0.87;  // hidden work: the host's shortest wait is far past the events' longest
+  EXPECT_TRUE(t.work_outside_the_timed_stream());
+  t.host_samples_ms = {0.9, 0.02, 1.2};
+  t.host_min_ms = 0.02;  // one undisturbed repetition clears an honest kernel
+  EXPECT_FALSE(t.work_outside_the_timed_stream());
+  t.host_min_ms = 2.0 * (t.max_ms + t.host_overhead_ms) + cudalab::Timing::kHostSlackMs;  // at the margin: cleared
+  EXPECT_FALSE(t.work_outside_the_timed_stream());
+  t.host_min_ms += 0.001;
+  EXPECT_TRUE(t.work_outside_the_timed_stream());
+}
+
 TEST(Suspects, FasterThanPhysicsIsMarkedAndShownAsSuspect) {
   auto result = [](const char* name, double bytes, double ms, bool correct) {
     cudalab::VariantResult r;
