@@ -28,6 +28,12 @@ void report_copy_ceiling(Report& report, double copy_gbps) {
   report.field("copy_ceiling_gbps", "copy ceiling (cudaMemcpy D2D, measured)", Value(copy_gbps, 0), "GB/s");
 }
 
+Yardsticks measure_yardsticks(Benchmarker& bench, const DeviceFacts& facts, Report& report) {
+  const CopyCeiling ceiling = measure_copy_ceiling(bench);
+  report_copy_ceiling(report, ceiling.gbps);
+  return {facts.theoretical_bandwidth_gbps(), ceiling.gbps};
+}
+
 void report_setup(Report& report, const DeviceFacts& facts, const std::string& type, int block) {
   report.field("device", "device", facts.name);
   report.field("type", "element type", type);

@@ -134,6 +134,10 @@ void report_setup(Report& report, const DeviceFacts& facts, const std::string& t
 // The copy ceiling's field, under the one key every lab uses: copy_ceiling_gbps.
 void report_copy_ceiling(Report& report, double copy_gbps);
 
+// The yardsticks of a memory-bound ladder: the copy ceiling measured with `bench` in this run
+// (and reported: report_copy_ceiling) and the device's theoretical DRAM bandwidth.
+Yardsticks measure_yardsticks(Benchmarker& bench, const DeviceFacts& facts, Report& report);
+
 // Runs every rung: first launch (timed when asked), poison, launch, check, then `bench.run` with
 // the output poisoned before its last timed launch, and the check again after it: a kernel that
 // computes only on its first launches is wrong, not fast. Each rung's launches are named after

@@ -15,10 +15,7 @@
 #include <cub/device/device_histogram.cuh>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <stdexcept>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -306,45 +303,39 @@ void launch_global(Launch& l, const Args<K>& a, const DeviceLimits& d) {
   if (!plan_only(a.stream)) global_atomics<K><<<l.blocks, kBlock, 0, a.stream>>>(a.keys, a.n, a.bins, a.hist);
 }
 
+// The copies of a privatized variant: `copies` copies of the bins in one block's shared memory
+// for `kernel`. Fills in l (copies, shared memory, grid) and returns true when they fit; when
+// they do not, runs global_atomics instead, says so in l.fallback, and returns false.
 template <typename K>
-void launch_shared(Launch& l, const Args<K>& a, const DeviceLimits& d) {
-  const std::size_t smem = std::size_t{a.bins} * sizeof(unsigned);
+bool fit_copies(Launch& l, const Args<K>& a, const DeviceLimits& d, int copies, const void* kernel) {
+  const std::size_t smem = std::size_t{a.bins} * sizeof(unsigned) * static_cast<std::size_t>(copies);
   if (smem > d.smem_optin) {
     l.fallback = too_big(a.bins, d);
-    return launch_global(l, a, d);
+    launch_global(l, a, d);
+    return false;
   }
+  l.copies = copies;
   l.smem_bytes = smem;
-  l.copies = 1;
-  l.blocks = grid_for(d, blocks_per_sm(reinterpret_cast<const void*>(shared_private<K>), smem), a.n);
-  if (!plan_only(a.stream)) shared_private<K><<<l.blocks, kBlock, smem, a.stream>>>(a.keys, a.n, a.bins, a.hist);
+  l.blocks = grid_for(d, blocks_per_sm(kernel, smem), a.n);
+  return true;
+}
+
+template <typename K>
+void launch_shared(Launch& l, const Args<K>& a, const DeviceLimits& d) {
+  if (fit_copies(l, a, d, 1, reinterpret_cast<const void*>(shared_private<K>)) && !plan_only(a.stream))
+    shared_private<K><<<l.blocks, kBlock, l.smem_bytes, a.stream>>>(a.keys, a.n, a.bins, a.hist);
 }
 
 template <typename K>
 void launch_warp_private(Launch& l, const Args<K>& a, const DeviceLimits& d) {
-  l.copies = copies_for(a.bins);
-  const std::size_t smem = std::size_t{a.bins} * sizeof(unsigned) * static_cast<std::size_t>(l.copies);
-  if (smem > d.smem_optin) {
-    l.copies = 0;
-    l.fallback = too_big(a.bins, d);
-    return launch_global(l, a, d);
-  }
-  l.smem_bytes = smem;
-  l.blocks = grid_for(d, blocks_per_sm(reinterpret_cast<const void*>(warp_private<K>), smem), a.n);
-  if (!plan_only(a.stream))
-    warp_private<K><<<l.blocks, kBlock, smem, a.stream>>>(a.keys, a.n, a.bins, l.copies, a.hist);
+  if (fit_copies(l, a, d, copies_for(a.bins), reinterpret_cast<const void*>(warp_private<K>)) && !plan_only(a.stream))
+    warp_private<K><<<l.blocks, kBlock, l.smem_bytes, a.stream>>>(a.keys, a.n, a.bins, l.copies, a.hist);
 }
 
 template <typename K>
 void launch_aggregated(Launch& l, const Args<K>& a, const DeviceLimits& d) {
-  const std::size_t smem = std::size_t{a.bins} * sizeof(unsigned);
-  if (smem > d.smem_optin) {
-    l.fallback = too_big(a.bins, d);
-    return launch_global(l, a, d);
-  }
-  l.smem_bytes = smem;
-  l.copies = 1;
-  l.blocks = grid_for(d, blocks_per_sm(reinterpret_cast<const void*>(warp_aggregated<K>), smem), a.n);
-  if (!plan_only(a.stream)) warp_aggregated<K><<<l.blocks, kBlock, smem, a.stream>>>(a.keys, a.n, a.bins, a.hist);
+  if (fit_copies(l, a, d, 1, reinterpret_cast<const void*>(warp_aggregated<K>)) && !plan_only(a.stream))
+    warp_aggregated<K><<<l.blocks, kBlock, l.smem_bytes, a.stream>>>(a.keys, a.n, a.bins, a.hist);
 }
 
 // Copies interleaved by lane for vector_runs: the most (a power of two, up to one per lane)
@@ -359,20 +350,12 @@ int lanes_for(unsigned bins) {
 
 template <typename K>
 void launch_vector_runs(Launch& l, const Args<K>& a, const DeviceLimits& d) {
-  l.copies = lanes_for(a.bins);
-  const std::size_t smem = std::size_t{a.bins} * sizeof(unsigned) * static_cast<std::size_t>(l.copies);
-  if (smem > d.smem_optin) {
-    l.copies = 0;
-    l.fallback = too_big(a.bins, d);
-    return launch_global(l, a, d);
-  }
+  if (!fit_copies(l, a, d, lanes_for(a.bins), reinterpret_cast<const void*>(vector_runs<K>))) return;
   const bool vec = cudalab::is_aligned(a.keys, 16);
   if (!vec) l.fallback = "one key per load (keys not 16-byte aligned)";
-  l.smem_bytes = smem;
-  l.blocks = grid_for(d, blocks_per_sm(reinterpret_cast<const void*>(vector_runs<K>), smem), a.n);
   if (!plan_only(a.stream)) {
-    vector_runs<K><<<l.blocks, kBlock, smem, a.stream>>>(a.keys, a.n, a.bins, static_cast<unsigned>(l.copies), vec,
-                                                         a.hist);
+    vector_runs<K><<<l.blocks, kBlock, l.smem_bytes, a.stream>>>(a.keys, a.n, a.bins, static_cast<unsigned>(l.copies),
+                                                                 vec, a.hist);
   }
 }
 

@@ -119,16 +119,6 @@ cudalab::LadderResult run_at(const Options& o, cudalab::Benchmarker& bench, std:
   return cudalab::run_ladder(bench, rungs);
 }
 
-cudalab::Yardsticks yardsticks(cudalab::Benchmarker& bench, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
-  const auto ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-  return {facts.theoretical_bandwidth_gbps(), ceiling.gbps};
-}
-
-cudalab::BenchmarkOptions bench_options(const Options& o) {
-  return {o.common.warmup, o.common.repeat, !o.common.no_l2_flush};
-}
-
 // The memory of N keys (the keys and their two sets on the device; two sets on the host), then
 // the counters' limit: a bin holds fewer than 2^32 keys.
 void require_memory(std::size_t n, std::size_t key_bytes) {
@@ -142,8 +132,8 @@ template <typename K>
 int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   const auto n = static_cast<std::size_t>(o.n);
   require_memory(n, sizeof(K));
-  cudalab::Benchmarker bench(bench_options(o));
-  const cudalab::Yardsticks y = yardsticks(bench, facts, report);
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const cudalab::Yardsticks y = cudalab::measure_yardsticks(bench, facts, report);
   const cudalab::LadderResult ladder = run_at<K>(o, bench, n, static_cast<unsigned>(o.bins), true);
   cudalab::report_ladder(report, ladder, y, o.common.repeat, {false, "x CUB"});
   return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
@@ -155,8 +145,8 @@ template <typename K>
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   const auto n = static_cast<std::size_t>(o.n);
   require_memory(n, sizeof(K));
-  cudalab::Benchmarker bench(bench_options(o));
-  const cudalab::Yardsticks y = yardsticks(bench, facts, report);
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const cudalab::Yardsticks y = cudalab::measure_yardsticks(bench, facts, report);
   std::vector<std::size_t> bins;
   for (std::size_t b : {2u, 16u, 256u, 1024u, 4096u, 16384u, 32768u, 65536u}) {
     if (b <= histogram::key_range<K>(histogram::kMaxBins)) bins.push_back(b);

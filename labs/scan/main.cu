@@ -105,26 +105,14 @@ cudalab::LadderResult run_at(const Options& o, cudalab::Benchmarker& bench, std:
   return cudalab::run_ladder(bench, rungs);
 }
 
-// What every run is measured against: the copy ceiling, measured with `bench` and reported, and
-// the device's peak.
-cudalab::Yardsticks yardsticks(cudalab::Benchmarker& bench, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
-  const auto ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-  return {facts.theoretical_bandwidth_gbps(), ceiling.gbps};
-}
-
-cudalab::BenchmarkOptions bench_options(const Options& o) {
-  return {o.common.warmup, o.common.repeat, !o.common.no_l2_flush};
-}
-
 template <typename T>
 int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
   const auto n = static_cast<std::size_t>(o.n);
   // input, output, the input's two sets, the workspace
   cudalab::require_device_memory(4.2 * static_cast<double>(n) * sizeof(T), fmt::format("a scan of {} elements", n));
   cudalab::require_host_memory(3.0 * static_cast<double>(n) * sizeof(T), fmt::format("a scan of {} elements", n));
-  cudalab::Benchmarker bench(bench_options(o));
-  const cudalab::Yardsticks y = yardsticks(bench, facts, report);
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const cudalab::Yardsticks y = cudalab::measure_yardsticks(bench, facts, report);
   const cudalab::LadderResult ladder = run_at<T>(o, bench, n, true);
   cudalab::report_ladder(report, ladder, y, o.common.repeat, {false, "x CUB"});
   return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
@@ -132,8 +120,8 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
 
 template <typename T>
 int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
-  cudalab::Benchmarker bench(bench_options(o));
-  const cudalab::Yardsticks y = yardsticks(bench, facts, report);
+  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
+  const cudalab::Yardsticks y = cudalab::measure_yardsticks(bench, facts, report);
   const auto needed = [](std::size_t n) { return 2.2 * static_cast<double>(n) * sizeof(T); };
   return cudalab::sweep_ladders(report, "Scan over N", y, {false, "x CUB"},
                                 cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed),
