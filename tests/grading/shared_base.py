@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The one grading base the end-to-end grading tests share (ctest fixture grading_base): the
-handout of every lab, configured, built and listed once by grade_submission.py --prepare-base
-(without its own tests: each grader that loads it runs them for its labs, in a copy). ctest runs
-this first and names the folder in CUDALAB_GRADING_BASE for the tests that need it; a test run on
-its own (no such variable) builds a base of its labs itself.
+handout of the labs those tests grade (LABS: device_query and vec_add), configured, built and
+listed once by grade_submission.py --prepare-base (without its own tests: each grader that loads
+it runs them for its labs, in a copy). ctest runs this first and names the folder in
+CUDALAB_GRADING_BASE for the tests that need it; a test run on its own (no such variable) builds a
+base of its labs itself. That the handout of every other lab builds is checked without a second
+build of the suite: test_handout.HandoutBuilds compiles each of its region files with the
+suite's own compile commands.
 
 Exit 77 (skipped) where no sandbox can start, as the tests that use the base do.
 """
@@ -21,6 +24,9 @@ JOBS = str(os.cpu_count() or 2)
 CMAKE_ARGS = (f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=5 "
               "-DCUDALAB_TIMEOUT_GPU=15 -DCUDALAB_TIMEOUT_SANITIZE=20")
 BASE = os.environ.get("CUDALAB_GRADING_BASE")
+# The labs the end-to-end grading tests grade: a lab with a CPU-graded task (device_query) and one
+# whose tasks are kernels (vec_add).
+LABS = ["device_query", "vec_add"]
 
 
 def grader_args():
@@ -29,11 +35,11 @@ def grader_args():
     return [CMAKE_ARGS, "--jobs", JOBS] + (["--base", BASE] if BASE else [])
 
 
-def prepare(folder, labs=None):
-    """Builds a base of `labs` (default: every lab) at `folder`; the grade_submission run."""
+def prepare(folder, labs=None, cmake_args=CMAKE_ARGS):
+    """Builds a base of `labs` (default: LABS) at `folder`; the grade_submission run."""
     shutil.rmtree(folder, ignore_errors=True)
     return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), "--prepare-base",
-                           folder, "--no-reuse", CMAKE_ARGS, "--jobs", JOBS] + (["--labs"] + labs if labs else []),
+                           folder, "--no-reuse", cmake_args, "--jobs", JOBS, "--labs"] + (labs or LABS),
                           capture_output=True, text=True)
 
 

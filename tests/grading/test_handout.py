@@ -118,9 +118,9 @@ class Handout(unittest.TestCase):
         with open(os.path.join(out, "docs/notes.md"), encoding="utf-8") as f:
             self.assertIn("the answer", f.read())  # not a README: left as it is
 
-    def test_handout_builds_and_its_tasks_fail(self):
-        # The grading base is the handout of every lab (regions stubbed, no solutions) configured,
-        # built and listed: the one ctest prepared for these tests, or one built here.
+    def test_the_handout_of_device_query_scores_zero_on_the_base(self):
+        # The grading base is the handout of the labs these tests grade (regions stubbed, no
+        # solutions) configured, built and listed: the one ctest prepared, or one built here.
         base = shared_base.BASE
         if not base:
             base = os.path.join(self.tmp, "base")
@@ -128,31 +128,8 @@ class Handout(unittest.TestCase):
             self.assertEqual(run.returncode, 0, (run.stdout + run.stderr)[-3000:])
         with open(os.path.join(base, "base.json")) as f:
             info = json.load(f)
-        self.assertEqual(sorted(info["labs"]), sorted({r.lab for rs in self.regions.values() for r in rs}))
-        names = list(info["labels"])  # every case of every binary, listed in the sandbox
-        self.assertGreater(len(names), 500)
-        # Every GPU test process starts with one hardware work queue (CUDALAB_TEST_MAX_CONNECTIONS:
-        # contexts are made far faster when many test processes start at once); no CPU test is
-        # given it, nor one labelled "streams" (streams side by side keep the driver's default).
-        listed = subprocess.run(["ctest", "--test-dir", os.path.join(base, "build"), "--show-only=json-v1"],
-                                capture_output=True, text=True)
-        props = {t["name"]: {p["name"]: p["value"] for p in t.get("properties", [])}
-                 for t in json.loads(listed.stdout)["tests"]}
-        queues = {n: "CUDA_DEVICE_MAX_CONNECTIONS=1" in p.get("ENVIRONMENT", []) for n, p in props.items()}
-        gpu = [n for n, p in props.items() if "gpu" in p.get("LABELS", []) and "streams" not in p["LABELS"]]
-        self.assertGreater(len(gpu), 50)
-        self.assertEqual([n for n in gpu if not queues[n]], [])
-        self.assertEqual(sorted(n for n in props if queues[n] and n not in gpu), [])
-        self.assertIn("common_streams_gpu_test", [n for n in props if not queues[n]])
-        # The points table names the tests of every region, and each of its patterns matches a test.
-        with open(os.path.join(ROOT, "grading", "points.json")) as f:
-            tasks = results.task_tests(json.load(f))
-        region_ids = {r.id for rs in self.regions.values() for r in rs}
-        self.assertEqual(sorted(region_ids - set(tasks)), [], "regions without a tasks entry in grading/points.json")
-        self.assertEqual(sorted(set(tasks) - region_ids), [], "tasks entries that are not regions")
-        unmatched = [f"{task}: {p}" for task, patterns in tasks.items() for p in patterns
-                     if not any(fnmatch.fnmatchcase(n, p) for n in names)]
-        self.assertEqual(unmatched, [])
+        self.assertEqual(sorted(info["labs"]), sorted(shared_base.LABS))
+        self.assertTrue([n for n in info["labels"] if n.startswith("Residency.")])  # its cases, listed in the sandbox
         # The handout as generated, graded on that base: the CPU tests of the stubbed host-side
         # task fail (the kernel tasks' tests need a GPU: see docs/instructors.md).
         out = os.path.join(self.tmp, "handout-grade")
@@ -169,6 +146,119 @@ class Handout(unittest.TestCase):
         self.assertEqual((residency["score"], residency["passed"]), (0.0, 0))
         self.assertGreaterEqual(residency["tests"], 7)
         self.assertEqual(data["score"], 0.0)
+
+
+class HandoutBuilds(unittest.TestCase):
+    """The handout of every lab builds, and the points table fits the suite's tests, checked on the
+    build ctest runs in (CUDALAB_BUILD_DIR) instead of a second build of the whole suite: the
+    handout differs from the suite only in its region files, so each of them is compiled with the
+    suite's own compile command (compile_commands.json) for one architecture (CUDALAB_HANDOUT_ARCH),
+    and the listing is the suite's (ctest's tests, each GoogleTest binary by its cases)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.build = os.environ.get("CUDALAB_BUILD_DIR", "")
+        if not os.path.exists(os.path.join(cls.build, "compile_commands.json")):
+            raise RuntimeError("set CUDALAB_BUILD_DIR to a configured and built suite (ctest sets it)")
+        cls.tmp = tempfile.mkdtemp(prefix="handout_builds_")
+        cls.handout = os.path.join(cls.tmp, "handout")
+        run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", cls.handout],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        cls.regions = suite.find_regions(ROOT)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @staticmethod
+    def one_arch(args):
+        """args with their GPU architectures replaced by CUDALAB_HANDOUT_ARCH's one (a file built
+        for one architecture of its own, such as sm_90a, keeps its flags)."""
+        if any("90a" in a for a in args):
+            return args
+        out, skip = [], False
+        for a in args:
+            if skip:
+                skip = False
+                continue
+            if a in ("-gencode", "-arch", "--gpu-architecture", "--generate-code"):
+                skip = True
+                continue
+            if a.startswith(("--generate-code=", "-gencode=", "-arch=", "--gpu-architecture=")):
+                continue
+            out.append(a)
+        arch = ARCH.split("-")[0]
+        out.append("-arch=native" if arch == "native" else f"--generate-code=arch=compute_{arch},code=[sm_{arch}]")
+        return out
+
+    def test_every_region_file_of_the_handout_compiles(self):
+        import concurrent.futures
+        import shlex
+        with open(os.path.join(self.build, "compile_commands.json")) as f:
+            commands = json.load(f)
+        jobs = []
+        for rel in sorted(self.regions):
+            source = os.path.realpath(os.path.join(ROOT, rel))
+            mine = [c for c in commands if os.path.realpath(os.path.join(c["directory"], c["file"])) == source]
+            self.assertTrue(mine, f"{rel}: not compiled by the suite's build")
+            for k, c in enumerate(mine):
+                args = shlex.split(c["command"]) if "command" in c else list(c["arguments"])
+                args = [os.path.join(self.handout, rel) if os.path.realpath(os.path.join(c["directory"], a)) == source
+                        else a for a in args]
+                # the handout's own headers (it has them all): its labs' folders and its root
+                args = [a.replace("-I" + ROOT, "-I" + self.handout, 1)
+                        if a.startswith("-I" + ROOT) and not a.startswith("-I" + self.build) else a for a in args]
+                o = args.index("-o")
+                args[o + 1] = os.path.join(self.tmp, f"{rel.replace('/', '_')}.{k}.o")
+                self.assertIn(os.path.join(self.handout, rel), args)
+                jobs.append((rel, c["directory"], self.one_arch(args)))
+        self.assertEqual(sorted({j[0] for j in jobs}), sorted(self.regions))
+
+        def compile_one(job):
+            rel, cwd, args = job
+            run = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+            return rel, run.returncode, (run.stdout + run.stderr)[-1500:]
+
+        with concurrent.futures.ThreadPoolExecutor(int(JOBS)) as pool:
+            failed = [f"{rel}: {log}" for rel, rc, log in pool.map(compile_one, jobs) if rc != 0]
+        self.assertEqual(failed, [])
+
+    def test_the_points_table_names_the_suites_tests(self):
+        from cudalab.labgrade import ctest
+        labels = ctest.list_tests(self.build)
+
+        def list_cases(name):
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gtest_batch.py"), "--list",
+                                  "--", os.path.join(self.build, "tests", name)], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr[-500:])
+            return run.stdout.split()
+        results.expand_listing(labels, list_cases)
+        names = list(labels)
+        self.assertGreater(len(names), 500)  # every case of every binary
+        with open(os.path.join(ROOT, "grading", "points.json")) as f:
+            tasks = results.task_tests(json.load(f))
+        region_ids = {r.id for rs in self.regions.values() for r in rs}
+        self.assertEqual(sorted(region_ids - set(tasks)), [], "regions without a tasks entry in grading/points.json")
+        self.assertEqual(sorted(set(tasks) - region_ids), [], "tasks entries that are not regions")
+        unmatched = [f"{task}: {p}" for task, patterns in tasks.items() for p in patterns
+                     if not any(fnmatch.fnmatchcase(n, p) for n in names)]
+        self.assertEqual(unmatched, [])
+
+    def test_every_gpu_test_starts_with_one_queue(self):
+        # Every GPU test process starts with one hardware work queue (CUDALAB_TEST_MAX_CONNECTIONS:
+        # contexts are made far faster when many test processes start at once); no CPU test is
+        # given it, nor one labelled "streams" (streams side by side keep the driver's default).
+        listed = subprocess.run(["ctest", "--test-dir", self.build, "--show-only=json-v1"],
+                                capture_output=True, text=True)
+        props = {t["name"]: {p["name"]: p["value"] for p in t.get("properties", [])}
+                 for t in json.loads(listed.stdout)["tests"]}
+        queues = {n: "CUDA_DEVICE_MAX_CONNECTIONS=1" in p.get("ENVIRONMENT", []) for n, p in props.items()}
+        gpu = [n for n, p in props.items() if "gpu" in p.get("LABELS", []) and "streams" not in p["LABELS"]]
+        self.assertGreater(len(gpu), 50)
+        self.assertEqual([n for n in gpu if not queues[n]], [])
+        self.assertEqual(sorted(n for n in props if queues[n] and n not in gpu), [])
+        self.assertIn("common_streams_gpu_test", [n for n in props if not queues[n]])
 
 
 class SubmissionGrading(unittest.TestCase):
@@ -197,10 +287,7 @@ class SubmissionGrading(unittest.TestCase):
                 f.write("\nTEST(Edited, AlwaysFails) { FAIL() << \"edited test\"; }\n")
             out = os.path.join(tmp, "out")
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
-                                  "--labs", "device_query", "vec_add", "--out", out,
-                                  f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}", "--jobs", JOBS,
-                                  "--no-reuse",  # no base run of the handout's tests, one process per case
-                                  "--per-case"],  # a base of its own (the other mode: not the shared one)
+                                  "--labs", "device_query", "vec_add", "--out", out] + shared_base.grader_args(),
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-2000:])
             with open(os.path.join(out, "summary.csv"), newline="") as f:
@@ -250,7 +337,7 @@ class SubmissionGrading(unittest.TestCase):
 class ThreeGrades(unittest.TestCase):
     """The grades a class's total rests on: the handout as generated scores 0, the solutions every
     point, and the handout with one task written exactly that task (graded one process per test
-    binary, the default; SubmissionGrading and AutograderBundle grade one process per case)."""
+    binary, the default; AutograderBundle grades one process per case)."""
 
     def test_handout_solutions_and_one_task(self):
         tmp = tempfile.mkdtemp(prefix="three_grades_")

@@ -578,10 +578,22 @@ class Bounds(unittest.TestCase):
         self.assertIn("vec_add.naive", tasks)
 
 
-def make_hostile_batch(tmp):
-    """A batch folder under tmp: the handout, hostile submissions of device_query and vec_add
-    (each also adds a test of its own) and an archive named like the summary. Returns the
-    grade_submission command that grades it into tmp/out."""
+# The hostile submissions graded end to end: those refused by the region check or the allow-list
+# (the others are refused by the same checks: RegionBodies) on the shared base, and the one that
+# never ends on a base of its own with short limits (HostileLoop), side by side.
+BATCH = ("exit_early", "close_the_function", "lone_cr_closes_the_function", "prints_through_an_unlisted_call")
+LOOP = ("host_loop_forever",)
+# The never-ending submission's base: per-case limits that a loaded machine keeps for the
+# handout's own tests and a never-ending case reaches soon.
+LOOP_CMAKE_ARGS = (f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=4 -DCUDALAB_TIMEOUT_GPU=10 "
+                   "-DCUDALAB_TIMEOUT_SANITIZE=20")
+
+
+def make_hostile_batch(tmp, names, base_args, handout_too=True):
+    """A batch folder under tmp: the handout (handout_too), the hostile submissions `names` of
+    device_query (each also adds a test of its own) and an archive named like the summary. Returns
+    the grade_submission command that grades it into tmp/out with `base_args` (the shared base's
+    grader_args(), or options that build a base of its own)."""
     handout = os.path.join(tmp, "handout")
     gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "handout.py"), "--out", handout,
                           "--labs", "device_query", "vec_add"], capture_output=True, text=True)
@@ -589,12 +601,14 @@ def make_hostile_batch(tmp):
         raise RuntimeError(gen.stderr)
     batch = os.path.join(tmp, "subs")
     os.makedirs(batch)
-    shutil.copytree(handout, os.path.join(batch, "handout"))
+    if handout_too:
+        shutil.copytree(handout, os.path.join(batch, "handout"))
+        with zipfile.ZipFile(os.path.join(batch, "summary.csv"), "w") as z:  # named like the summary
+            z.writestr("x.txt", "x")
     found = suite.find_regions(handout)
     for name, ((rel, rid), body, _) in list(hostile.ATTACKS.items()) + list(hostile.COMPILED_ATTACKS.items()):
-        if name not in ("exit_early", "close_the_function", "host_loop_forever", "lone_cr_closes_the_function",
-                        "prints_through_an_unlisted_call"):
-            continue  # the others are refused by the same check (RegionBodies)
+        if name not in names:
+            continue
         with open(os.path.join(handout, rel), encoding="utf-8") as f:
             text = f.read()
         text = regions.rewrite(text, found[rel], {rid: body.split("\n")})
@@ -603,61 +617,67 @@ def make_hostile_batch(tmp):
         with zipfile.ZipFile(os.path.join(batch, f"{name}.zip"), "w") as z:
             z.writestr(f"{name}/{rel}", text)
             z.writestr(f"{name}/tests/device_query/extra_test.cpp", "TEST(Added, Passes) {}\n")
-    with zipfile.ZipFile(os.path.join(batch, "summary.csv"), "w") as z:  # named like the summary
-        z.writestr("x.txt", "x")
     return [sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), batch, "--batch",
-            "--labs", "device_query", "vec_add", "--out", os.path.join(tmp, "out"), "--jobs", JOBS,
-            f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=4 -DCUDALAB_TIMEOUT_GPU=15 -DCUDALAB_TIMEOUT_SANITIZE=20"]
+            "--labs", "device_query", "vec_add", "--out", os.path.join(tmp, "out")] + base_args
+
+
+def grade_hostile(test, names, base_args, handout_too=True):
+    """Grades the batch; checks what every submission of it must get (no task point, no test of
+    its own, the same maximum) and returns ({name: summary row}, out folder)."""
+    test.tmp = tmp = tempfile.mkdtemp(prefix="hostile_batch_")
+    test.addCleanup(shutil.rmtree, tmp, True)
+    run = subprocess.run(make_hostile_batch(tmp, names, base_args, handout_too), capture_output=True, text=True)
+    out = os.path.join(tmp, "out")
+    test.assertEqual(run.returncode, 0, run.stderr + run.stdout[-3000:])
+    with open(os.path.join(out, "summary.csv"), newline="") as f:
+        rows = {r["submission"]: r for r in csv.DictReader(f)}
+    test.assertEqual(sorted(rows), sorted(list(names) + (["handout", "summary.csv"] if handout_too else [])))
+    for name, row in rows.items():
+        with open(os.path.join(out, "submissions", name, "results.json")) as f:
+            data = json.load(f)
+        tasks = data["extra_data"]["tasks"]
+        test.assertEqual([t for t, s in tasks.items() if s["score"] > 0], [], name)
+        test.assertNotIn("Added.Passes", {t["name"] for t in data["tests"]}, name)
+        test.assertEqual(float(row["max_score"]), data["extra_data"]["max_score"], name)
+    maxima = {row["max_score"] for row in rows.values()}
+    test.assertEqual(len(maxima), 1, maxima)  # the same maximum for every submission
+    return rows, out
 
 
 class HostileBatch(unittest.TestCase):
     def test_batch(self):
-        tmp = tempfile.mkdtemp(prefix="hostile_batch_")
-        try:
-            run = subprocess.run(make_hostile_batch(tmp), capture_output=True, text=True)
-            out = os.path.join(tmp, "out")
-            self.assertEqual(run.returncode, 0, run.stderr + run.stdout[-3000:])
-            with open(os.path.join(out, "summary.csv"), newline="") as f:
-                rows = {r["submission"]: r for r in csv.DictReader(f)}
-            self.assertEqual(sorted(rows), ["close_the_function", "exit_early", "handout", "host_loop_forever",
-                                            "lone_cr_closes_the_function", "prints_through_an_unlisted_call", "summary.csv"])
-            self.assertEqual(rows["summary.csv"]["status"], "graded")  # no regions in it: the stubs
-            for name, row in rows.items():
-                with open(os.path.join(out, "submissions", name, "results.json")) as f:
-                    data = json.load(f)
-                tasks = data["extra_data"]["tasks"]
-                self.assertEqual([t for t, s in tasks.items() if s["score"] > 0], [], name)
-                self.assertNotIn("Added.Passes", {t["name"] for t in data["tests"]}, name)
-                self.assertEqual(float(row["max_score"]), data["extra_data"]["max_score"], name)
-            maxima = {row["max_score"] for row in rows.values()}
-            self.assertEqual(len(maxima), 1, maxima)  # the same maximum for every submission
-            self.assertEqual(rows["exit_early"]["regions_rejected"], "device_query.residency")
-            self.assertEqual(rows["close_the_function"]["regions_rejected"], "device_query.residency")
-            self.assertEqual(rows["lone_cr_closes_the_function"]["regions_rejected"], "device_query.residency")
-            # passes the region check, refused on what was compiled, and the feedback names the call
-            self.assertEqual(rows["prints_through_an_unlisted_call"]["regions_rejected"], "device_query.residency")
-            with open(os.path.join(out, "submissions", "prints_through_an_unlisted_call", "results.json")) as f:
-                why = json.load(f)["extra_data"]["regions"]["device_query.residency"]
-            self.assertIn("the compiled device_query.cu refers to 'fmt::", why)
-            # a lab left as handed out, or whose regions were all refused, gets the base's results
-            # without running again; one that changed runs
-            for name in ("handout", "exit_early", "close_the_function", "prints_through_an_unlisted_call"):
-                with open(os.path.join(out, "submissions", name, "results.json")) as f:
-                    self.assertIn("device_query", json.load(f)["extra_data"]["reused"], name)
-            with open(os.path.join(out, "submissions", "host_loop_forever", "results.json")) as f:
-                data = json.load(f)
-            self.assertNotIn("device_query", data["extra_data"]["reused"])
-            timed = {t["name"]: t["tags"] for t in data["tests"] if t["output"].startswith("failed: timed out")}
-            with open(os.path.join(ROOT, "grading", "points.json")) as f:
-                residency = json.load(f)["tasks"]["device_query.residency"]["tests"]
-            # the residency tests time out, and only tests of the lab whose code loops: on a GPU also
-            # the ones that run device_query itself (smoke, sanitizer) or its report of every device
-            self.assertTrue([n for n in timed if any(fnmatch.fnmatchcase(n, p) for p in residency)], timed)
-            self.assertEqual({n: tags for n, tags in timed.items() if tags != ["device_query"]}, {})
-            vec_add_passed = [t for t in data["tests"] if t["tags"] == ["vec_add"] and t["status"] == "passed"]
-            self.assertTrue(vec_add_passed)  # the other lab of that submission was graded as usual
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        rows, out = grade_hostile(self, BATCH, shared_base.grader_args())
+        self.assertEqual(rows["summary.csv"]["status"], "graded")  # no regions in it: the stubs
+        self.assertEqual(rows["exit_early"]["regions_rejected"], "device_query.residency")
+        self.assertEqual(rows["close_the_function"]["regions_rejected"], "device_query.residency")
+        self.assertEqual(rows["lone_cr_closes_the_function"]["regions_rejected"], "device_query.residency")
+        # passes the region check, refused on what was compiled, and the feedback names the call
+        self.assertEqual(rows["prints_through_an_unlisted_call"]["regions_rejected"], "device_query.residency")
+        with open(os.path.join(out, "submissions", "prints_through_an_unlisted_call", "results.json")) as f:
+            why = json.load(f)["extra_data"]["regions"]["device_query.residency"]
+        self.assertIn("the compiled device_query.cu refers to 'fmt::", why)
+        # a lab left as handed out, or whose regions were all refused, gets the base's results
+        # without running again
+        for name in ("handout", "exit_early", "close_the_function", "prints_through_an_unlisted_call"):
+            with open(os.path.join(out, "submissions", name, "results.json")) as f:
+                self.assertIn("device_query", json.load(f)["extra_data"]["reused"], name)
+
+
+class HostileLoop(unittest.TestCase):
+    def test_a_submission_that_never_ends_times_out_only_its_own_lab(self):
+        rows, out = grade_hostile(self, LOOP, [LOOP_CMAKE_ARGS, "--jobs", JOBS], handout_too=False)
+        with open(os.path.join(out, "submissions", "host_loop_forever", "results.json")) as f:
+            data = json.load(f)
+        self.assertNotIn("device_query", data["extra_data"]["reused"])  # a lab that changed runs
+        timed = {t["name"]: t["tags"] for t in data["tests"] if t["output"].startswith("failed: timed out")}
+        with open(os.path.join(ROOT, "grading", "points.json")) as f:
+            residency = json.load(f)["tasks"]["device_query.residency"]["tests"]
+        # the residency tests time out, and only tests of the lab whose code loops: on a GPU also
+        # the ones that run device_query itself (smoke, sanitizer) or its report of every device
+        self.assertTrue([n for n in timed if any(fnmatch.fnmatchcase(n, p) for p in residency)], timed)
+        self.assertEqual({n: tags for n, tags in timed.items() if tags != ["device_query"]}, {})
+        vec_add_passed = [t for t in data["tests"] if t["tags"] == ["vec_add"] and t["status"] == "passed"]
+        self.assertTrue(vec_add_passed)  # the other lab of that submission was graded as usual
 
 
 class Leftovers(unittest.TestCase):
@@ -721,8 +741,8 @@ class RequireGpu(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="require_gpu_")
         try:
             run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_submission.py"), ROOT,
-                                  "--labs", "device_query", "--require-gpu", "--out", os.path.join(tmp, "out"),
-                                  "--jobs", JOBS, f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH}"],
+                                  "--labs", "device_query", "--require-gpu", "--out", os.path.join(tmp, "out")]
+                                 + shared_base.grader_args(),
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 4, run.stderr)
             self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
