@@ -578,15 +578,11 @@ class Bounds(unittest.TestCase):
         self.assertIn("vec_add.naive", tasks)
 
 
-# The hostile submissions graded end to end: those refused by the region check or the allow-list
-# (the others are refused by the same checks: RegionBodies) on the shared base, and the one that
-# never ends on a base of its own with short limits (HostileLoop), side by side.
+# The hostile submissions graded end to end on the shared base, in two tests side by side: those
+# refused by the region check or the allow-list (the others are refused by the same checks:
+# RegionBodies), and the one that never ends (HostileLoop).
 BATCH = ("exit_early", "close_the_function", "lone_cr_closes_the_function", "prints_through_an_unlisted_call")
 LOOP = ("host_loop_forever",)
-# The never-ending submission's base: per-case limits that a loaded machine keeps for the
-# handout's own tests and a never-ending case reaches soon.
-LOOP_CMAKE_ARGS = (f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=4 -DCUDALAB_TIMEOUT_GPU=10 "
-                   "-DCUDALAB_TIMEOUT_SANITIZE=20")
 
 
 def make_hostile_batch(tmp, names, base_args, handout_too=True):
@@ -665,10 +661,10 @@ class HostileBatch(unittest.TestCase):
 
 class HostileLoop(unittest.TestCase):
     def test_a_submission_that_never_ends_times_out_only_its_own_lab(self):
-        rows, out = grade_hostile(self, LOOP, [LOOP_CMAKE_ARGS, "--jobs", JOBS], handout_too=False)
+        # every lab runs (no base results reused): the other lab's tests beside the ones that hang
+        rows, out = grade_hostile(self, LOOP, shared_base.grader_args() + ["--no-reuse"], handout_too=False)
         with open(os.path.join(out, "submissions", "host_loop_forever", "results.json")) as f:
             data = json.load(f)
-        self.assertNotIn("device_query", data["extra_data"]["reused"])  # a lab that changed runs
         timed = {t["name"]: t["tags"] for t in data["tests"] if t["output"].startswith("failed: timed out")}
         with open(os.path.join(ROOT, "grading", "points.json")) as f:
             residency = json.load(f)["tasks"]["device_query.residency"]["tests"]
