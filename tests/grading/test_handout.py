@@ -11,7 +11,8 @@
   - the Gradescope bundle holds no solution and, unpacked as Gradescope would, grades a handout
     with run_autograder.
 Builds use one GPU architecture (sm_75) to keep the time down; set CUDALAB_HANDOUT_ARCH to change it.
-Under ctest the graders share one base, the handout of every lab built once (shared_base.py).
+Under ctest the graders share one base, the handout of device_query and vec_add built once
+(shared_base.py); HandoutBuilds checks that the handout of every lab compiles, on the suite's own build.
 """
 import csv
 import fnmatch
