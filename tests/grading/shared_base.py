@@ -19,9 +19,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")
 JOBS = str(os.cpu_count() or 2)
-# One architecture, and per-case limits that a loaded machine keeps.
-CMAKE_ARGS = (f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=5 "
-              "-DCUDALAB_TIMEOUT_GPU=15 -DCUDALAB_TIMEOUT_SANITIZE=20")
+
+
+def cmake_args(cpu_s, gpu_s, sanitize_s):
+    """grade_submission's --cmake-args for a base of these tests: one architecture, and per-case
+    limits (seconds) for CPU cases, GPU cases and sanitizer runs."""
+    return (f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU={cpu_s} "
+            f"-DCUDALAB_TIMEOUT_GPU={gpu_s} -DCUDALAB_TIMEOUT_SANITIZE={sanitize_s}")
+
+
+# The shared base's limits: what a loaded machine keeps.
+CMAKE_ARGS = cmake_args(5, 15, 20)
 BASE = os.environ.get("CUDALAB_GRADING_BASE")
 # The labs the end-to-end grading tests grade: a lab with a CPU-graded task (device_query) and one
 # whose tasks are kernels (vec_add).

@@ -585,8 +585,7 @@ class Bounds(unittest.TestCase):
 # cases is over in well under a second when it does not hang).
 BATCH = ("exit_early", "close_the_function", "lone_cr_closes_the_function", "prints_through_an_unlisted_call")
 LOOP = ("host_loop_forever",)
-LOOP_ARGS = [f"--cmake-args=-DCMAKE_CUDA_ARCHITECTURES={ARCH} -DCUDALAB_TIMEOUT_CPU=3 -DCUDALAB_TIMEOUT_GPU=5 "
-             "-DCUDALAB_TIMEOUT_SANITIZE=10", "--jobs", JOBS]
+LOOP_ARGS = [shared_base.cmake_args(3, 5, 10), "--jobs", JOBS]
 
 
 def make_hostile_batch(tmp, names, base_args, handout_too=True, labs=("device_query", "vec_add")):
