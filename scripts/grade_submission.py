@@ -57,6 +57,10 @@ Options:
   --no-reuse            run every lab's tests for every submission; by default the base's own
                         tests run once and a lab whose region files a submission leaves as handed
                         out (or whose every region is refused) gets the base's results for it
+  --all-tests           also run the tests that grade no task and gate no lab (smoke runs,
+                        compute-sanitizer runs, the references' CPU tests), as feedback: they earn
+                        nothing, and by default are not run (on the H200 they are most of a
+                        submission's test time). A base is prepared and loaded with the same choice
   --test-seed N         the seed every test draws its inputs from (CUDALAB_TEST_SEED); by default one
                         drawn at random for this run, and written to each results.json as
                         extra_data.test_seed, so a grade can be repeated on the same inputs
@@ -134,6 +138,7 @@ def parse_args():
     ap.add_argument("--gtest-batch", action="store_true")
     ap.add_argument("--per-case", action="store_true")
     ap.add_argument("--test-seed", type=int, default=None)
+    ap.add_argument("--all-tests", action="store_true")
     args = ap.parse_args()
     if args.test_seed is not None and not 0 < args.test_seed < 2 ** 63:
         fail(2, "--test-seed must be a positive integer below 2^63")
@@ -230,7 +235,7 @@ def main():
                            args.submission_bytes or None)
     g = grader.Grader(points, labs, box, args.jobs, limits, args.cmake_args.split(), keep=args.keep,
                       measure=args.leaderboard, gtest_batch=not args.per_case, reuse_base=not args.no_reuse,
-                      test_seed=args.test_seed)
+                      test_seed=args.test_seed, all_tests=args.all_tests)
     try:
         if args.prepare_base:
             g.prepare_base(os.path.abspath(args.prepare_base))

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device_query.hpp"
+#include "gpu_test.hpp"
 
 namespace {
 
@@ -82,6 +83,27 @@ TEST(Residency, DegenerateInputsGiveZero) {
   EXPECT_EQ(residency_by_threads_and_blocks(2048, 32, 32, 0).resident_blocks, 0);
   EXPECT_EQ(residency_by_threads_and_blocks(2048, 32, 32, 4096).resident_blocks, 0);
   EXPECT_EQ(residency_by_threads_and_blocks(2048, 32, 0, 256).resident_blocks, 0);
+}
+
+TEST(Residency, DrawnSmsAndBlocksMatchTheRule) {
+  // SMs and block sizes drawn from the run's seed (the grader draws a new one per run), so no
+  // table of the fixed cases above passes: the rule, checked against its own arithmetic here.
+  const std::uint64_t seed = cudalab::testing::seed(0x5e51d);
+  const auto sm_threads = cudalab::random_vector<int>(200, seed, 8, 64);     // x 32 threads
+  const auto sm_blocks = cudalab::random_vector<int>(200, seed + 1, 1, 64);
+  const auto block = cudalab::random_vector<int>(200, seed + 2, 1, 1024);
+  for (std::size_t k = 0; k < block.size(); ++k) {
+    const int threads = 32 * sm_threads[k], limit = sm_blocks[k], b = std::min(block[k], threads);
+    const auto r = residency_by_threads_and_blocks(threads, limit, 32, b);
+    const int blocks = std::min(threads / b, limit), warps = blocks * ((b + 31) / 32);
+    SCOPED_TRACE(testing::Message() << threads << " threads, " << limit << " blocks per SM, blocks of " << b);
+    EXPECT_EQ(r.blocks_by_threads, threads / b);
+    EXPECT_EQ(r.blocks_by_block_limit, limit);
+    EXPECT_EQ(r.resident_blocks, blocks);
+    EXPECT_EQ(r.resident_threads, blocks * b);
+    EXPECT_EQ(r.resident_warps, warps);
+    EXPECT_DOUBLE_EQ(r.occupancy_percent, 100.0 * warps / (threads / 32));
+  }
 }
 
 TEST(ReportDevice, JsonCarriesTheFactsAndDerivedNumbers) {

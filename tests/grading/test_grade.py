@@ -87,6 +87,28 @@ class GradeFixture(unittest.TestCase):
         # the other labs' gates did not fail: their tasks count
         self.assertEqual(self.results["extra_data"]["tasks"]["lab_a.one"]["score"], 2.0)
 
+    def test_a_graded_run_names_its_tests_exactly(self):
+        """The grader's ctest -R (grader.Grader.run_regex) selects exactly the names it lists, with
+        ctest's own regular expressions; too long a list runs everything (ctest would match none)."""
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from cudalab.labgrade import grader
+        g = grader.Grader({"tasks": {}}, ["a"], None, 1, grader.Limits(), work=self.tmp)
+        build = os.path.join(self.tmp, "build")
+
+        def selected(names):
+            g.graded_run = names
+            out = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1", "-R", g.run_regex()],
+                                 capture_output=True, text=True, check=True).stdout
+            return sorted(t["name"] for t in json.loads(out)["tests"])
+        self.assertEqual(selected(["pass_a", "gate_c"]), ["gate_c", "pass_a"])
+        self.assertEqual(selected(["pass_"]), [])  # no prefix match
+        self.assertEqual(selected(["pass.a", "pass_a|fail_a", "(pass_b)", "pass_[ab]", "skip_b*"]), [])  # no pattern
+        g.graded_run = ["x" * 100] * 200
+        self.assertIsNone(g.run_regex())
+        g.all_tests = True
+        g.keep_graded()
+        self.assertIsNone(g.run_regex())
+
     def test_a_points_table_without_tasks_is_refused(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import results
@@ -200,6 +222,9 @@ class GradeFixture(unittest.TestCase):
                [os.path.join(scripts, "grade_submission.py"), ROOT, "--test-seed", "0"],
                [os.path.join(scripts, "grade_submission.py"), ROOT, "--test-seed", "x"],
                [os.path.join(scripts, "grade_merge.py"), self.tmp],
+               [os.path.join(scripts, "grade_baseline.py"), "--labs", "nosuch"],
+               [os.path.join(scripts, "grade_baseline.py"), "--compile-only", "/nonexistent"],
+               [os.path.join(scripts, "grade_baseline.py"), "--bogus"],
                [os.path.join(scripts, "student_regions.py"), "--root", "/nonexistent"]]
         for cmd in bad:
             run = subprocess.run([sys.executable] + cmd, capture_output=True, text=True)
@@ -215,11 +240,12 @@ class GradeFixture(unittest.TestCase):
         base = os.path.join(self.tmp, "base-vec_add")
         os.makedirs(base)
         with open(os.path.join(base, "base.json"), "w") as f:
-            json.dump({"labs": ["vec_add"], "cmake_args": [], "gtest_batch": True, "labels": {}, "batches": {},
-                       "region_files": []}, f)
+            json.dump({"labs": ["vec_add"], "cmake_args": [], "gtest_batch": True, "all_tests": False, "labels": {},
+                       "batches": {}, "graded_run": [], "region_files": []}, f)
         grade = os.path.join(ROOT, "scripts", "grade_submission.py")
         for where, labs, expected in ((base, ["device_query"], "was built with other labs"),
                                       (base, ["vec_add", "--per-case"], "was built with other gtest_batch"),
+                                      (base, ["vec_add", "--all-tests"], "was built with other all_tests"),
                                       (os.path.join(self.tmp, "no-base"), ["vec_add"], "no prepared base")):
             out = os.path.join(self.tmp, "out-base")
             run = subprocess.run([sys.executable, grade, ROOT, "--base", where, "--unsafe-no-sandbox", "--out", out,
@@ -237,12 +263,13 @@ class GradeFixture(unittest.TestCase):
         from cudalab.labgrade import grader, results
         base = os.path.join(self.tmp, "base-two")
         os.makedirs(base)
-        ran = {"n": 1, "results": {"VecAddReference.AddsElementwise": ["passed", "", 0.1]}}
+        naive = "Variants/VecAddAllSizes.FloatMatchesReference/naive_n1"
+        ran = {"n": 1, "results": {naive: ["passed", "", 0.1]}}
         with open(os.path.join(base, "base.json"), "w") as f:
-            json.dump({"labs": ["device_query", "vec_add"], "cmake_args": [], "gtest_batch": True,
-                       "labels": {"VecAddReference.AddsElementwise": ["cpu", "vec_add"],
+            json.dump({"labs": ["device_query", "vec_add"], "cmake_args": [], "gtest_batch": True, "all_tests": False,
+                       "labels": {naive: ["gpu", "vec_add"], "VecAddReference.AddsElementwise": ["cpu", "vec_add"],
                                   "Residency.H200With256Threads": ["cpu", "device_query"]},
-                       "batches": {}, "region_files": [], "test_seed": 123,
+                       "batches": {}, "graded_run": [naive], "region_files": [], "test_seed": 123,
                        "base_results": [ran["results"], {}]}, f)
         points = results.load_points(os.path.join(ROOT, "grading", "points.json"))
         limits = grader.Limits(60, 60, 60, None, None)
@@ -252,11 +279,51 @@ class GradeFixture(unittest.TestCase):
             g.base_tests_in_copy = lambda: ran.update(n=ran["n"] + 1)
             before = ran["n"]
             g.load_base(base)
-            self.assertEqual([t.name for t in g.listed], ["VecAddReference.AddsElementwise"])
+            # vec_add's tests that grade a task (not its reference's, which grades none)
+            self.assertEqual([t.name for t in g.listed], [naive])
             self.assertEqual(g.test_seed, 123 if kept else 5)
             self.assertEqual(g.base_results is not None, kept, seed)
             self.assertEqual(ran["n"] - before, 0 if kept else 1, seed)  # run again, once, on the new inputs
             g.cleanup()
+
+
+class Baseline(unittest.TestCase):
+    """scripts/grade_baseline.py's verdict on graded baselines (their grading needs a GPU): a task
+    a body earns points on, a body refused and a lab that does not compile are each a problem."""
+
+    def test_what_the_baseline_refuses(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import grade_baseline
+        from cudalab.labgrade import baselines
+        tmp = tempfile.mkdtemp(prefix="baseline_")
+        try:
+            def write(kind, tasks, regions, not_compiling=()):
+                os.makedirs(os.path.join(tmp, "submissions", kind), exist_ok=True)
+                with open(os.path.join(tmp, "submissions", kind, "results.json"), "w") as f:
+                    json.dump({"extra_data": {"tasks": tasks, "regions": regions,
+                                              "not_compiling": list(not_compiling)}}, f)
+            zero = {"score": 0.0, "max_score": 5.0, "tests": 4, "passed": 0}
+            for kind in baselines.KINDS:
+                write(kind, {"vec_add.naive": zero, "latency_hiding.copy": zero},
+                      {"vec_add.naive": "taken", "latency_hiding.copy": "taken"})
+            rows, wrong = grade_baseline.check(tmp, ["vec_add", "latency_hiding"])
+            self.assertEqual(wrong, [])
+            self.assertEqual(rows["vec_add.naive"]["zeros"], "0/5")
+            self.assertEqual(rows["latency_hiding.copy"]["copy"], "n/a")  # its copy is its answer
+            write("copy", {"vec_add.naive": dict(zero, score=1.25, passed=1)}, {"vec_add.naive": "taken"})
+            write("constant", {"vec_add.naive": zero}, {"vec_add.naive": "not taken: fmt::print"}, ["hello"])
+            _, wrong = grade_baseline.check(tmp, ["vec_add"])
+            self.assertEqual(len(wrong), 3, wrong)
+            self.assertTrue(any("copy: vec_add.naive earned 1.25 of 5" in w for w in wrong), wrong)
+            self.assertTrue(any("not taken" in w for w in wrong) and any("hello does not compile" in w for w in wrong))
+            if not grade_baseline.has_gpu():  # where there is none: skipped, exit 0, nothing built
+                run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_baseline.py"), "--out",
+                                      os.path.join(tmp, "out")], capture_output=True, text=True)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertIn("skipped: no GPU", run.stdout)
+                self.assertFalse(os.path.exists(os.path.join(tmp, "out")))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class Pipeline(unittest.TestCase):

@@ -8,4 +8,6 @@
   submission  reading a student's archive or folder as hostile input
   grader      grading one submission, or a batch, from a pristine base build
   leaderboard ranking correct submissions by measured bandwidth
+  baselines   per task, bodies that do no work (zeros, a copy of the input, a constant), which
+              must score 0 (scripts/grade_baseline.py)
 """

@@ -27,6 +27,7 @@ from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup, MemoryWatch, reap
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
 NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
 EXIT_NO_GPU = 4
+CTEST_REGEX_MAX = 16000  # ctest -R of about 32 KB and more matches no test at all (CMake 3.25)
 BASE_FILE = "base.json"  # a prepared base's listing, next to its src/ build/ tools/
 
 
@@ -127,8 +128,14 @@ def failed_labs(log, labs):
 
 class Grader:
     def __init__(self, points, labs, box, jobs, limits, cmake_args=(), work=None, keep=False, log=print,
-                 measure=False, gtest_batch=False, reuse_base=True, test_seed=None):
+                 measure=False, gtest_batch=False, reuse_base=True, test_seed=None, all_tests=False):
         self.points, self.labs, self.box, self.jobs, self.limits = points, labs, box, jobs, limits
+        # By default ctest runs only what decides a grade: the tests that grade a task, the gates,
+        # and the GoogleTest binaries that hold them (graded_run). The rest (smoke runs,
+        # compute-sanitizer runs, the references' CPU tests) earn nothing and are most of a
+        # submission's GPU processes; all_tests runs and reports them too, as feedback.
+        self.all_tests = all_tests
+        self.graded_run = None  # ctest names to run (None: every test of the labs)
         self.cmake_args, self.keep, self.log, self.measure = list(cmake_args), keep, log, measure
         self.gtest_batch = gtest_batch
         # Every test draws its inputs from this run's seed (CUDALAB_TEST_SEED, tests/gpu_test.hpp):
@@ -236,16 +243,24 @@ class Grader:
                 raise GradingError(f"cannot list the cases of {name}: {listing.stderr.strip()[-300:]}")
             return listing.stdout.split()
         known = set(self.points.get("labs", {}))
-        self.batches.update(results.expand_listing(labels, list_cases,
+        ctest_names, cases_of = list(labels), {}
+        def list_and_keep(name):
+            cases_of[name] = list_cases(name)
+            return cases_of[name]
+        self.batches.update(results.expand_listing(labels, list_and_keep,
                                                    lambda lbl: results.lab_of(lbl, known) in self.labs))
         self.listed = results.fixed_list(labels, self.points, set(self.labs))
+        graded = {t.name for t in self.listed if t.max_score > 0 or t.gate}
+        self.graded_run = [n for n in ctest_names if n in graded or any(c in graded for c in cases_of.get(n, []))]
+        self.keep_graded()
         self.base = ws
         if self.reuse_base:
             self.base_tests(ws)
         if root:
             with open(os.path.join(root, BASE_FILE), "w") as f:
                 json.dump({"labs": self.labs, "cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch,
-                           "labels": labels, "batches": self.batches, "region_files": sorted(self.regions),
+                           "labels": labels, "batches": self.batches, "graded_run": self.graded_run,
+                           "all_tests": self.all_tests, "region_files": sorted(self.regions),
                            "base_results": self.base_results, "test_seed": self.test_seed}, f, indent=1)
         self.log(f"grade_submission: base built and listed in {time.time() - start:.0f} s: "
                  f"{len(self.listed)} tests in {len(self.labs)} labs")
@@ -259,7 +274,7 @@ class Grader:
                 info = json.load(f)
         except (OSError, ValueError) as e:
             raise GradingError(f"no prepared base at {root} ({e}): run grade_submission.py --prepare-base {root} first")
-        wanted = {"cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch}
+        wanted = {"cmake_args": self.cmake_args, "gtest_batch": self.gtest_batch, "all_tests": self.all_tests}
         differs = [k for k, v in wanted.items() if info.get(k) != v]
         missing = [lab for lab in self.labs if lab not in info.get("labs", [])]
         if missing:  # a base serves any of its labs
@@ -271,6 +286,8 @@ class Grader:
         self.regions = suite.parse_regions(ws.src, info["region_files"])
         self.batches = info["batches"]
         self.listed = results.fixed_list(info["labels"], self.points, set(self.labs))
+        self.graded_run = info.get("graded_run")
+        self.keep_graded()
         self.base = ws
         # the base's own results are reused only on the inputs they were taken on: the base's seed
         # is this run's unless another was given
@@ -284,6 +301,23 @@ class Grader:
         if self.reuse_base and self.base_results is None:
             self.base_tests_in_copy()
         return ws
+
+    def keep_graded(self):
+        """Unless all_tests: the fixed list keeps only the tests that grade a task or gate a lab
+        (what a submission is scored on does not change), and run_regex names what ctest runs."""
+        if self.all_tests:
+            self.graded_run = None
+            return
+        self.listed = [t for t in self.listed if t.max_score > 0 or t.gate]
+
+    def run_regex(self):
+        """ctest's -R for a submission's run: the graded tests and the binaries that hold them, by
+        their exact names; None (every test of the labs) with all_tests, or where the list would
+        pass what ctest's regular expressions hold (they then match nothing, silently)."""
+        if self.graded_run is None:
+            return None
+        rx = "^(" + "|".join(re.sub(r"([.\[\]()*+?^$|\\])", r"\\\1", n) for n in self.graded_run) + ")$"
+        return rx if len(rx) <= CTEST_REGEX_MAX else None
 
     def base_tests_in_copy(self):
         """The base's own tests for this run's labs, run once in a copy of the base: a prepared base
@@ -347,6 +381,7 @@ class Grader:
             run, cases, timed_out = results.run_and_collect(ws.path("build"), f"{ws.path('out')}/junit.xml",
                                                             "^(" + "|".join(labs) + ")$", jobs, self.limits.test_s,
                                                             limit, batch_labels, runner=ws.runner(with_out=True),
+                                                            extra=["-R", rx] if (rx := self.run_regex()) else [],
                                                             seen_as=(ws.build, os.path.join(ws.out, "junit.xml")))
         return cases, timed_out, run.timed_out
 
@@ -520,11 +555,14 @@ class Grader:
             if watch and watch.kills:
                 feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "
                                 f"the grader stopped them ({watch.kills} time(s))")
+            if self.graded_run is not None:
+                feedback.append("run: the tests that grade a task or gate a lab; the smoke and compute-sanitizer "
+                                "runs earn nothing and were not run (the grader's --all-tests runs them)")
             if reused:
                 feedback.append(f"left as handed out (the handout's results, not run again): {', '.join(reused)}")
             data = results.results_json(tests, self.points, time.time() - start,
                                         {"not_compiling": sorted(broken), "regions": outcome, "reused": reused,
-                                         "test_seed": self.test_seed,
+                                         "test_seed": self.test_seed, "all_tests": self.graded_run is None,
                                          "phases": {k: round(v, 1) for k, v in phases.items()}})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]

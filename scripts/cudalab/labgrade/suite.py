@@ -96,3 +96,65 @@ def parse_regions(tree, rels):
         with open(os.path.join(tree, rel), encoding="utf-8") as f:
             parsed[rel] = regions_mod.parse(rel, f.read())
     return parsed
+
+
+def one_arch(args, arch):
+    """Compiler arguments with their GPU architectures replaced by `arch` (e.g. "75-real", "90",
+    "native"); a file built for an architecture of its own (sm_90a) keeps its flags."""
+    if any("90a" in a for a in args):
+        return args
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-gencode", "-arch", "--gpu-architecture", "--generate-code"):
+            skip = True
+            continue
+        if a.startswith(("--generate-code=", "-gencode=", "-arch=", "--gpu-architecture=")):
+            continue
+        out.append(a)
+    arch = arch.split("-")[0]
+    out.append("-arch=native" if arch == "native" else f"--generate-code=arch=compute_{arch},code=[sm_{arch}]")
+    return out
+
+
+def region_compile_jobs(build, tree, rels, arch, objects):
+    """The suite's own compile commands (build/compile_commands.json) of the files `rels`, turned
+    on the copy of the suite at `tree` (its file, its include folders) for one architecture, each
+    writing its object under `objects`: [(rel, directory, argv)]. Raises ValueError for a file the
+    build does not compile. A tree that differs from the suite only in those files (a handout, a
+    submission) then compiles without a second build of the suite."""
+    import json
+    import shlex
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = json.load(f)
+    jobs = []
+    for rel in sorted(rels):
+        source = os.path.realpath(os.path.join(ROOT, rel))
+        mine = [c for c in commands if os.path.realpath(os.path.join(c["directory"], c["file"])) == source]
+        if not mine:
+            raise ValueError(f"{rel}: not compiled by the suite's build")
+        for k, c in enumerate(mine):
+            args = shlex.split(c["command"]) if "command" in c else list(c["arguments"])
+            args = [os.path.join(tree, rel) if os.path.realpath(os.path.join(c["directory"], a)) == source
+                    else a for a in args]
+            args = [a.replace("-I" + ROOT, "-I" + tree, 1) if a.startswith("-I" + ROOT) and not a.startswith("-I" + build)
+                    else a for a in args]
+            o = args.index("-o")
+            args[o + 1] = os.path.join(objects, f"{rel.replace('/', '_')}.{k}.o")
+            jobs.append((rel, c["directory"], one_arch(args, arch)))
+    return jobs
+
+
+def compile_jobs(jobs, workers, nice=0):
+    """Runs region_compile_jobs' commands, `workers` at a time; returns [(rel, log)] of those that
+    failed."""
+    import concurrent.futures
+
+    def one(job):
+        rel, cwd, args = job
+        run = subprocess.run((["nice", "-n", str(nice)] if nice else []) + args, cwd=cwd, capture_output=True, text=True)
+        return rel, run.returncode, (run.stdout + run.stderr)[-1500:]
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        return [(rel, log) for rel, rc, log in pool.map(one, jobs) if rc != 0]
