@@ -555,14 +555,14 @@ class Grader:
             if watch and watch.kills:
                 feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "
                                 f"the grader stopped them ({watch.kills} time(s))")
-            if self.graded_run is not None:
+            if self.run_regex() is not None:
                 feedback.append("run: the tests that grade a task or gate a lab; the smoke and compute-sanitizer "
                                 "runs earn nothing and were not run (the grader's --all-tests runs them)")
             if reused:
                 feedback.append(f"left as handed out (the handout's results, not run again): {', '.join(reused)}")
             data = results.results_json(tests, self.points, time.time() - start,
                                         {"not_compiling": sorted(broken), "regions": outcome, "reused": reused,
-                                         "test_seed": self.test_seed, "all_tests": self.graded_run is None,
+                                         "test_seed": self.test_seed, "all_tests": self.run_regex() is None,
                                          "phases": {k: round(v, 1) for k, v in phases.items()}})
             if self.measure:
                 built = [lab for lab in self.labs if lab not in broken]
