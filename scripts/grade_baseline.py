@@ -94,9 +94,10 @@ def check(graded, labs):
             if task not in chosen:
                 rows.setdefault(task, {})[kind] = "n/a"
                 continue
-            outcome = extra["regions"].get(task, "missing")
-            if outcome != "taken":
-                wrong.append(f"{kind}: {task}: the body was not taken ({outcome})")
+            outcome = extra["regions"].get(task)
+            if outcome is None or not regions.is_taken(outcome):
+                wrong.append(f"{kind}: {task}: the body was not taken "
+                             f"({regions.describe(outcome) if outcome else 'missing'})")
             rows.setdefault(task, {})[kind] = f"{t['score']:g}/{t['max_score']:g}"
             if t["score"] > 0:
                 wrong.append(f"{kind}: {task} earned {t['score']:g} of {t['max_score']:g} "

@@ -100,7 +100,7 @@ import threading  # noqa: E402
 import time  # noqa: E402
 
 from cudalab import script_cli  # noqa: E402
-from cudalab.labgrade import ctest, grader, leaderboard, results, submission, suite  # noqa: E402
+from cudalab.labgrade import ctest, grader, leaderboard, regions, results, submission, suite  # noqa: E402
 from cudalab.labgrade.sandbox import GiB, Limits as BoxLimits, Sandbox, host_memory_bytes, memory_budget  # noqa: E402
 
 
@@ -199,19 +199,19 @@ def memory_limits(args, host_bytes):
 def report(data, broken):
     results.print_labs(data["tests"], {lab: "does not compile" for lab in broken})
     results.print_tasks(data["extra_data"]["tasks"])
-    rejected = {k: v for k, v in data["extra_data"]["regions"].items() if v.startswith("rejected")}
-    for rid, why in sorted(rejected.items()):
-        print(f"grade_submission: region {rid} {why}")
+    for rid, o in sorted(data["extra_data"]["regions"].items()):
+        if regions.is_rejected(o):
+            print(f"grade_submission: region {rid} rejected: {o['why']}")
 
 
 def main():
     args = parse_args()
     try:
         points = results.load_points(args.points)
-        regions = suite.find_regions()
+        found = suite.find_regions()
     except ValueError as e:
         fail(2, str(e))
-    labs_with_regions = sorted({r.lab for rs in regions.values() for r in rs})
+    labs_with_regions = sorted({r.lab for rs in found.values() for r in rs})
     labs = args.labs or labs_with_regions
     for lab in labs:
         if lab not in labs_with_regions:
@@ -309,7 +309,7 @@ def batch(g, folder, out, args):
             data, broken, outcome = g.grade_one(os.path.join(folder, entry), dest, env)
             row.update(score=data["score"], max_score=data["extra_data"]["max_score"], status="graded",
                        not_compiling=" ".join(broken),
-                       regions_rejected=" ".join(k for k, v in outcome.items() if v.startswith("rejected")))
+                       regions_rejected=" ".join(k for k, o in outcome.items() if regions.is_rejected(o)))
             graded[name] = dest
             print(f"==== {name}: {data['score']:.1f} / {data['extra_data']['max_score']:.1f}"
                   + (f"  (does not compile: {', '.join(broken)})" if broken else ""))

@@ -51,7 +51,6 @@ def prepare(folder, labs=None, cmake_args=CMAKE_ARGS):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
     from cudalab.labgrade.sandbox import Sandbox  # noqa: E402
     if not BASE:
         print("shared_base.py: set CUDALAB_GRADING_BASE to the folder to prepare")

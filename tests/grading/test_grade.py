@@ -90,7 +90,6 @@ class GradeFixture(unittest.TestCase):
     def test_a_graded_run_names_its_tests_exactly(self):
         """The grader's ctest -R (grader.Grader.run_regex) selects exactly the names it lists, with
         ctest's own regular expressions; too long a list runs everything (ctest would match none)."""
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import grader
         g = grader.Grader({"tasks": {}}, ["a"], None, 1, grader.Limits(), work=self.tmp)
         build = os.path.join(self.tmp, "build")
@@ -110,7 +109,6 @@ class GradeFixture(unittest.TestCase):
         self.assertIsNone(g.run_regex())
 
     def test_a_points_table_without_tasks_is_refused(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import results
         for bad in ({}, {"tasks": {}}, {"tasks": {"x.y": ["pattern"]}}, {"tasks": {"x.y": {"points": 0, "tests": ["a"]}}},
                     {"tasks": {"x.y": {"points": 1, "tests": []}}}, {"tasks": {"x.y": {"points": True, "tests": ["a"]}}},
@@ -189,7 +187,6 @@ class GradeFixture(unittest.TestCase):
         self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
 
     def test_lab_of_a_test_this_build_does_not_know(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import results
         self.assertEqual(results.lab_of([], {"vec_add"}, "vec_add.sanitize.memcheck"), "vec_add")
         self.assertEqual(results.lab_of([], {"vec_add"}, "Unknown.Test"), "other")
@@ -259,7 +256,6 @@ class GradeFixture(unittest.TestCase):
     def test_a_base_serves_any_of_its_labs_on_its_own_inputs(self):
         # a base of two labs grades either; its own tests' results are reused only on the inputs
         # they ran on: its seed becomes the run's, unless another was given (then they run again)
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import grader, results
         base = os.path.join(self.tmp, "base-two")
         os.makedirs(base)
@@ -292,7 +288,6 @@ class Baseline(unittest.TestCase):
     a body earns points on, a body refused and a lab that does not compile are each a problem."""
 
     def test_what_the_baseline_refuses(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         import grade_baseline
         from cudalab.labgrade import baselines
         tmp = tempfile.mkdtemp(prefix="baseline_")
@@ -303,19 +298,22 @@ class Baseline(unittest.TestCase):
                     json.dump({"extra_data": {"tasks": tasks, "regions": regions,
                                               "not_compiling": list(not_compiling)}}, f)
             zero = {"score": 0.0, "max_score": 5.0, "tests": 4, "passed": 0}
+            TAKEN = {"outcome": "taken", "why": None}
             for kind in baselines.KINDS:
                 write(kind, {"vec_add.naive": zero, "latency_hiding.copy": zero},
-                      {"vec_add.naive": "taken", "latency_hiding.copy": "taken"})
+                      {"vec_add.naive": TAKEN, "latency_hiding.copy": TAKEN})
             rows, wrong = grade_baseline.check(tmp, ["vec_add", "latency_hiding"])
             self.assertEqual(wrong, [])
             self.assertEqual(rows["vec_add.naive"]["zeros"], "0/5")
             self.assertEqual(rows["latency_hiding.copy"]["copy"], "n/a")  # its copy is its answer
-            write("copy", {"vec_add.naive": dict(zero, score=1.25, passed=1)}, {"vec_add.naive": "taken"})
-            write("constant", {"vec_add.naive": zero}, {"vec_add.naive": "not taken: fmt::print"}, ["hello"])
+            write("copy", {"vec_add.naive": dict(zero, score=1.25, passed=1)}, {"vec_add.naive": TAKEN})
+            write("constant", {"vec_add.naive": zero}, {"vec_add.naive": {"outcome": "rejected", "why": "fmt::print"}},
+                  ["hello"])
             _, wrong = grade_baseline.check(tmp, ["vec_add"])
             self.assertEqual(len(wrong), 3, wrong)
             self.assertTrue(any("copy: vec_add.naive earned 1.25 of 5" in w for w in wrong), wrong)
-            self.assertTrue(any("not taken" in w for w in wrong) and any("hello does not compile" in w for w in wrong))
+            self.assertTrue(any("not taken (rejected: fmt::print)" in w for w in wrong), wrong)
+            self.assertTrue(any("hello does not compile" in w for w in wrong), wrong)
             if not grade_baseline.has_gpu():  # where there is none: skipped, exit 0, nothing built
                 run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grade_baseline.py"), "--out",
                                       os.path.join(tmp, "out")], capture_output=True, text=True)
@@ -331,7 +329,6 @@ class Pipeline(unittest.TestCase):
     sandbox that sees the build and the report at other paths than the grader does."""
 
     def test_the_report_is_read_where_the_grader_sees_it(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import results
         tmp = tempfile.mkdtemp(prefix="pipeline_")
         try:
@@ -384,7 +381,6 @@ class Leaderboard(unittest.TestCase):
                 {"variant": "naive", "gbps": 1e9, "correct": True, "suspect": False, "baseline": False}]})})()
 
     def test_measure_keeps_correct_tasks_and_the_best_variant(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import leaderboard
         ws = self.FakeWorkspace({"naive": 3000.0, "coarsened2": 3500.0, "coarsened4": 3900.0, "grid_stride": 0.0,
                                  "vectorized": 3800.0})
@@ -402,7 +398,6 @@ class Leaderboard(unittest.TestCase):
         self.assertEqual(got["vec_add.naive"]["copy_ceiling_gbps"], 4000.0)
 
     def test_write_ranks_per_task(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import leaderboard
         tmp = tempfile.mkdtemp(prefix="leaderboard_")
         try:
@@ -428,7 +423,6 @@ class Leaderboard(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
     def test_a_flop_lab_ranks_by_its_share_of_the_fp32_peak_whatever_the_size(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         from cudalab.labgrade import leaderboard
         data = {"copy_ceiling_gbps": 4000.0, "peak_gbps": 4800.0, "peak_fp32_gflops": 60000.0}
         row = {"variant": "smem32", "correct": True, "suspect": False, "baseline": False}

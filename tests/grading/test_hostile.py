@@ -28,8 +28,6 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, HERE)
 from cudalab.labgrade import baselines, ctest, regions, submission, suite, symbols  # noqa: E402
 from cudalab.labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
 from cudalab.labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
@@ -81,11 +79,11 @@ class RegionBodies(unittest.TestCase):
         for eol in ("\r", "\r\n"):
             sneaky = pristine.replace("return 0;", f"// a comment{eol}  return 1;{eol}}}{eol}int evil() {{")
             text, outcome = regions.splice(pristine, rs, sneaky, "f.cpp")
-            self.assertTrue(outcome["x.a"].startswith("rejected"), (eol, outcome))
+            self.assertEqual(outcome["x.a"]["outcome"], "rejected", (eol, outcome))
             self.assertEqual(text, pristine)
         windows = pristine.replace("\n", "\r\n").replace("return 0;", "return 2;")  # an honest CR LF file
         text, outcome = regions.splice(pristine, rs, windows, "f.cpp")
-        self.assertEqual(outcome, {"x.a": "taken"})
+        self.assertEqual(outcome, {"x.a": {"outcome": "taken", "why": None}})
         self.assertIn("return 2;", text)
         self.assertNotIn("\r", text)
 
@@ -94,16 +92,25 @@ class RegionBodies(unittest.TestCase):
         rs = regions.parse("f.cpp", pristine)
         student = pristine.replace("return 0;", "return 42;").replace("int f()", "int f_renamed()") + "int extra;\n"
         text, outcome = regions.splice(pristine, rs, student, "f.cpp")
-        self.assertEqual(outcome, {"x.a": "taken"})
+        self.assertEqual(outcome, {"x.a": {"outcome": "taken", "why": None}})
         self.assertIn("return 42;", text)
         self.assertIn("int f() {", text)          # outside the region: the pristine file's
         self.assertNotIn("extra", text)
         bad = pristine.replace("return 0;", "return 0;\n}\nint g() {")
         text, outcome = regions.splice(pristine, rs, bad, "f.cpp")
-        self.assertTrue(outcome["x.a"].startswith("rejected"), outcome)
+        self.assertEqual(outcome["x.a"]["outcome"], "rejected", outcome)
+        self.assertIn("closes a bracket the region did not open", outcome["x.a"]["why"])
         self.assertEqual(text, pristine)
         text, outcome = regions.splice(pristine, rs, "no markers at all", "f.cpp")
-        self.assertTrue(outcome["x.a"].startswith("not taken"), outcome)
+        self.assertEqual(outcome["x.a"], {"outcome": "not_taken", "why": "the region is missing from the submitted file"})
+        self.assertEqual(regions.describe(outcome["x.a"]), "not taken: the region is missing from the submitted file")
+
+    def test_an_outcome_is_a_field_with_its_reason(self):
+        self.assertEqual(regions.outcome("taken"), {"outcome": "taken", "why": None})
+        self.assertEqual(regions.describe(regions.outcome("rejected", "line 3: 'exit'")), "rejected: line 3: 'exit'")
+        for bad in (("taken", "why"), ("rejected", None), ("not_taken", None), ("rejected: x", "y")):
+            with self.assertRaises(ValueError, msg=bad):
+                regions.outcome(*bad)
 
 
 BASE_OBJECT = """
@@ -666,8 +673,9 @@ class HostileBatch(unittest.TestCase):
         # passes the region check, refused on what was compiled, and the feedback names the call
         self.assertEqual(rows["prints_through_an_unlisted_call"]["regions_rejected"], "device_query.residency")
         with open(os.path.join(out, "submissions", "prints_through_an_unlisted_call", "results.json")) as f:
-            why = json.load(f)["extra_data"]["regions"]["device_query.residency"]
-        self.assertIn("the compiled device_query.cu refers to 'fmt::", why)
+            refused = json.load(f)["extra_data"]["regions"]["device_query.residency"]
+        self.assertEqual(refused["outcome"], "rejected")
+        self.assertIn("the compiled device_query.cu refers to 'fmt::", refused["why"])
         # a lab left as handed out, or whose regions were all refused, gets the base's results
         # without running again
         for name in ("handout", "exit_early", "close_the_function", "prints_through_an_unlisted_call"):

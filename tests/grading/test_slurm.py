@@ -25,7 +25,6 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from cudalab.labgrade import regions, suite  # noqa: E402
 
 ARCH = os.environ.get("CUDALAB_HANDOUT_ARCH", "75-real")

@@ -13,7 +13,6 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "grade_bench.py")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 spec = importlib.util.spec_from_file_location("grade_bench", SCRIPT)
 grade_bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(grade_bench)

@@ -11,7 +11,6 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BATCH = os.path.join(ROOT, "scripts", "gtest_batch.py")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from cudalab.labgrade import results  # noqa: E402
 
 

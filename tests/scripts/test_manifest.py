@@ -6,13 +6,11 @@ that has student regions."""
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bench  # noqa: E402
 from cudalab import lab_manifest  # noqa: E402
 import profile as lab_profile  # noqa: E402

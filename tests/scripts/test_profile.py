@@ -13,7 +13,6 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "profile.py")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))  # the cudalab package, as running the script gives it
 spec = importlib.util.spec_from_file_location("profile_script", SCRIPT)
 profile = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(profile)

@@ -16,7 +16,6 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from cudalab import lab_manifest  # noqa: E402
 from cudalab import report_schema  # noqa: E402
 

@@ -356,12 +356,13 @@ class Grader:
             if not any(r.lab in self.labs for r in rs):
                 continue
             if rel not in files:
-                outcome.update({r.id: f"not taken: {rel} is not in the submission" for r in rs})
+                outcome.update({r.id: regions_mod.outcome(regions_mod.NOT_TAKEN, f"{rel} is not in the submission")
+                                for r in rs})
                 continue
             try:
                 text = files[rel].decode("utf-8")
             except UnicodeDecodeError:
-                outcome.update({r.id: f"not taken: {rel} is not UTF-8 text" for r in rs})
+                outcome.update({r.id: regions_mod.outcome(regions_mod.NOT_TAKEN, f"{rel} is not UTF-8 text") for r in rs})
                 continue
             with open(os.path.join(src, rel), encoding="utf-8") as f:
                 pristine = f.read()
@@ -456,7 +457,7 @@ class Grader:
         and returns the refused files."""
         refused = []
         for rel, rs in self.regions.items():
-            taken = [r for r in rs if outcome.get(r.id) == "taken"]
+            taken = [r for r in rs if r.id in outcome and regions_mod.is_taken(outcome[r.id])]
             if not taken or taken[0].lab in broken:
                 continue
             mine, base = self.object_of(ws.build, rel), self.object_of(self.base.build, rel)
@@ -475,7 +476,7 @@ class Grader:
                 refused.append(rel)
                 why = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
                 for r in taken:
-                    outcome[r.id] = f"rejected: the compiled {os.path.basename(rel)} {why}"
+                    outcome[r.id] = regions_mod.outcome(regions_mod.REJECTED, f"the compiled {os.path.basename(rel)} {why}")
         return refused
 
     def grade_one(self, path, out, env=None):
@@ -547,7 +548,7 @@ class Grader:
             phases["tests_s"] = time.time() - mark
             order = {lab: i for i, lab in enumerate(self.labs)}
             tests.sort(key=lambda t: order.get(t["tags"][0], len(order)) if t.get("tags") else len(order))
-            feedback = [f"{rid}: {o}" for rid, o in sorted(outcome.items())]
+            feedback = [f"{rid}: {regions_mod.describe(o)}" for rid, o in sorted(outcome.items())]
             killed = ws.group.oom_kills() if ws.group else 0
             if killed:
                 feedback.append(f"memory: the submission's processes together passed {self.limits.memory_bytes / GiB:g} GiB; "

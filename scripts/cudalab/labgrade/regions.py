@@ -317,25 +317,55 @@ def check_body(lines):
     return problems
 
 
+# What became of a submitted region (results.json extra_data.regions): a field, never a string
+# that readers filter by its prefix.
+TAKEN, NOT_TAKEN, REJECTED = "taken", "not_taken", "rejected"
+OUTCOMES = (TAKEN, NOT_TAKEN, REJECTED)
+
+
+def outcome(kind, why=None):
+    """{"outcome": taken | not_taken (absent, unreadable) | rejected (refused by a check), "why":
+    the reason (None when taken)}."""
+    if kind not in OUTCOMES:
+        raise ValueError(f"unknown region outcome {kind!r}")
+    if (kind == TAKEN) != (why is None):
+        raise ValueError("a region that is not taken says why; a taken one does not")
+    return {"outcome": kind, "why": why}
+
+
+def is_taken(o):
+    return o.get("outcome") == TAKEN
+
+
+def is_rejected(o):
+    return o.get("outcome") == REJECTED
+
+
+def describe(o):
+    """The feedback line's words: "taken", or "not taken: <why>" / "rejected: <why>"."""
+    return o["outcome"] if o["why"] is None else f"{o['outcome'].replace('_', ' ')}: {o['why']}"
+
+
 def splice(pristine_text, pristine_regions, submitted_text, path):
     """The pristine file with each region's body taken from the submitted file, where the region
     exists there and its body passes check_body; every other region keeps its pristine body.
-    Returns (text, {region id: "taken" | reason it was not})."""
-    outcome = {}
+    Returns (text, {region id: outcome(...)})."""
+    result = {}
     try:
         submitted = {r.id: r for r in parse(path, submitted_text)}
     except ValueError as e:
-        return pristine_text, {r.id: f"not taken: the file's region markers are broken ({e})" for r in pristine_regions}
+        return pristine_text, {r.id: outcome(NOT_TAKEN, f"the file's region markers are broken ({e})")
+                               for r in pristine_regions}
     bodies = {}
     for r in pristine_regions:
         s = submitted.get(r.id)
         if s is None:
-            outcome[r.id] = "not taken: the region is missing from the submitted file"
+            result[r.id] = outcome(NOT_TAKEN, "the region is missing from the submitted file")
             continue
         problems = check_body(s.solution)
         if problems:
-            outcome[r.id] = "rejected: " + "; ".join(problems[:5])
+            result[r.id] = outcome(REJECTED, "; ".join(problems[:5]))
             continue
         bodies[r.id] = s.solution
-        outcome[r.id] = "taken"
-    return rewrite(pristine_text, pristine_regions, bodies), outcome
+        result[r.id] = outcome(TAKEN)
+    return rewrite(pristine_text, pristine_regions, bodies), result
