@@ -12,21 +12,13 @@
 
 #include "common/bandwidth.hpp"
 #include "common/cli.hpp"
-#include "common/cuda_check.hpp"
-#include "common/device_buffer.hpp"
-#include "common/device_facts.hpp"
-#include "common/ladder.hpp"
+#include "common/driver.hpp"
 #include "common/lab_main.hpp"
-#include "common/report.hpp"
-#include "common/timer.hpp"
 #include "common/variants.hpp"
 #include "histogram.hpp"
-#include "reference.hpp"
+#include "problem.hpp"
 
 namespace {
-
-using histogram::Dist;
-using histogram::Variant;
 
 struct Options {
   cudalab::CommonOptions common;
@@ -38,87 +30,6 @@ struct Options {
   bool sweep = false;
 };
 
-// One problem: the keys (and the rotated second set, when timed launches alternate), the CPU's
-// histograms of both sets, the device bins.
-template <typename K>
-struct Problem {
-  std::vector<K> keys;
-  std::vector<unsigned> want[2];
-  cudalab::DeviceBuffer<K> in;
-  cudalab::DeviceBuffer<unsigned> hist;
-  cudalab::InputSets sets;
-  bool alternate;
-  unsigned bins;
-
-  Problem(const Options& o, std::size_t n, unsigned b, bool alt)
-      : keys(histogram::make_keys<K>(n, b, histogram::parse_dist(o.dist), o.common.seed)),
-        in(keys),
-        hist(b),
-        alternate(alt),
-        bins(b) {
-    want[0] = histogram::cpu_histogram(keys.data(), n, b);
-    if (alternate) {
-      const std::vector<K> second = histogram::rotated(keys, b);
-      want[1] = histogram::cpu_histogram(second.data(), n, b);
-      sets.add(in, second);
-    }
-  }
-  double bytes() const { return static_cast<double>(keys.size()) * sizeof(K) + 4.0 * bins; }  // read keys, write bins
-  bool matches(const std::string& name) const {
-    const std::vector<unsigned> got = hist.download();
-    const std::vector<unsigned>& w = want[alternate ? sets.current() : 0];
-    return histogram::first_wrong_bin(w, got.data(), name.c_str()) == w.size();
-  }
-};
-
-// One rung per variant: poison the bins (0x7F bytes), count (the launch zeroes them first), check
-// every bin.
-template <typename K>
-cudalab::Rung rung(Variant v, Problem<K>& p) {
-  const histogram::Launch plan = histogram::plan(v, p.in.data(), p.keys.size(), p.bins);
-  cudalab::Rung r;
-  r.name = histogram::variant_name(v);
-  r.bytes = p.bytes();
-  r.fallback = plan.fallback;
-  r.poison = [&p] { p.hist.fill_bytes(0x7F); };
-  r.launch = [v, &p] { histogram::count(v, p.in.data(), p.keys.size(), p.bins, p.hist.data()); };
-  r.check = [&p, name = r.name] { return p.matches(name); };
-  r.cells = [plan] {
-    return std::vector<cudalab::Cell>{{"blocks", "blocks", static_cast<long long>(plan.blocks)},
-                                      {"smem_kb", "smem KB", static_cast<double>(plan.smem_bytes) / 1024.0},
-                                      {"copies", "copies", static_cast<long long>(plan.copies)},
-                                      {"cluster", "cluster", static_cast<long long>(plan.cluster)}};
-  };
-  if (p.alternate) r.refresh = p.sets.refresh();
-  return r;
-}
-
-template <typename K>
-cudalab::Rung cub_rung(histogram::CubHistogram<K>& cub, Problem<K>& p) {
-  cudalab::Rung r;
-  r.name = "cub::DeviceHistogram::HistogramEven";
-  r.baseline = true;
-  r.bytes = p.bytes();
-  r.poison = [&p] { p.hist.fill_bytes(0x7F); };
-  r.launch = [&cub] { cub.run(); };
-  r.check = [&p, name = r.name] { return p.matches(name); };
-  if (p.alternate) r.refresh = p.sets.refresh();
-  return r;
-}
-
-// The ladder for one problem: every chosen variant and CUB.
-template <typename K>
-cudalab::LadderResult run_at(const Options& o, cudalab::Benchmarker& bench, std::size_t n, unsigned bins, bool alternate) {
-  Problem<K> p(o, n, bins, alternate);
-  histogram::CubHistogram<K> cub(p.in.data(), n, bins, p.hist.data());
-  std::vector<cudalab::Rung> rungs;
-  for (Variant v : cudalab::select_variants(histogram::all_variants(), histogram::variant_name, o.variant)) {
-    rungs.push_back(rung(v, p));
-  }
-  rungs.push_back(cub_rung(cub, p));
-  return cudalab::run_ladder(bench, rungs);
-}
-
 // The memory of N keys (the keys and their two sets on the device; two sets on the host), then
 // the counters' limit: a bin holds fewer than 2^32 keys.
 void require_memory(std::size_t n, std::size_t key_bytes) {
@@ -128,32 +39,26 @@ void require_memory(std::size_t n, std::size_t key_bytes) {
   if (n > UINT32_MAX) throw cudalab::UsageError(fmt::format("N = {}: the counts are 32-bit, so N < 2^32", n));
 }
 
+// One ladder at --bins, or (--sweep) the ladder over the bins at one N: where a copy per block,
+// or per warp, stops fitting shared memory, and what a cluster buys past that point.
 template <typename K>
-int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
+int run_as(const Options& o, cudalab::LabRun& run) {
   const auto n = static_cast<std::size_t>(o.n);
+  const histogram::Dist dist = histogram::parse_dist(o.dist);
   require_memory(n, sizeof(K));
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const cudalab::Yardsticks y = cudalab::measure_yardsticks(bench, facts, report);
-  const cudalab::LadderResult ladder = run_at<K>(o, bench, n, static_cast<unsigned>(o.bins), true);
-  cudalab::report_ladder(report, ladder, y, o.common.repeat, {false, "x CUB"});
-  return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
-}
-
-// The ladder over the bins, at one N: where a copy per block, or per warp, stops fitting shared
-// memory, and what a cluster buys past that point.
-template <typename K>
-int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
-  const auto n = static_cast<std::size_t>(o.n);
-  require_memory(n, sizeof(K));
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const cudalab::Yardsticks y = cudalab::measure_yardsticks(bench, facts, report);
+  run.yardsticks();
+  if (!o.sweep) {
+    histogram::Problem<K> p(n, static_cast<unsigned>(o.bins), dist, o.common.seed, cudalab::Replays::kCaught);
+    return run.ladder(p.rungs(o.variant), {false, "x CUB"});
+  }
   std::vector<std::size_t> bins;
   for (std::size_t b : {2u, 16u, 256u, 1024u, 4096u, 16384u, 32768u, 65536u}) {
     if (b <= histogram::key_range<K>(histogram::kMaxBins)) bins.push_back(b);
   }
-  return cudalab::sweep_ladders(
-      report, "Histogram over the bins", y, {false, "x CUB"}, bins,
-      [&](std::size_t b) { return run_at<K>(o, bench, n, static_cast<unsigned>(b), false); }, {"bins", "bins"});
+  return run.sweep("Histogram over the bins", bins, [&](std::size_t b) {
+    histogram::Problem<K> p(n, static_cast<unsigned>(b), dist, o.common.seed, cudalab::Replays::kNotChecked);
+    return cudalab::run_ladder(run.bench(), p.rungs(o.variant));
+  }, {false, "x CUB"}, {"bins", "bins"});
 }
 
 int run(int argc, char** argv) {
@@ -180,15 +85,11 @@ int run(int argc, char** argv) {
   }
   if (o.sweep && o.bins != 256) throw cudalab::UsageError("--sweep chooses the bins itself: leave out --bins");
 
-  cudalab::select_device(o.common.device);
-  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
-  cudalab::Report report("histogram", o.common.json);
-  cudalab::report_setup(report, facts, o.type, 256);
-  report.field("dist", "distribution", o.dist);
-  report.field("n", "N (keys)", o.n);
-  if (o.sweep) return u8 ? run_sweep<unsigned char>(o, facts, report) : run_sweep<unsigned>(o, facts, report);
-  report.field("bins", "bins", static_cast<long long>(o.bins));
-  return u8 ? run_single<unsigned char>(o, facts, report) : run_single<unsigned>(o, facts, report);
+  cudalab::LabRun run("histogram", o.common, o.type, 256);
+  run.report().field("dist", "distribution", o.dist);
+  run.report().field("n", "N (keys)", o.n);
+  if (!o.sweep) run.report().field("bins", "bins", static_cast<long long>(o.bins));
+  return u8 ? run_as<unsigned char>(o, run) : run_as<unsigned>(o, run);
 }
 
 }  // namespace

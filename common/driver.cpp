@@ -1,0 +1,43 @@
+#include "common/driver.hpp"
+
+#include "common/bandwidth.hpp"
+#include "common/exit_codes.hpp"
+
+namespace cudalab {
+
+namespace {
+DeviceFacts selected(int device) {
+  select_device(device);
+  return query_device(device);
+}
+}  // namespace
+
+LabRun::LabRun(const std::string& lab, const CommonOptions& common, const std::string& type, int block)
+    : common_(common), facts_(selected(common.device)), report_(lab, common.json) {
+  report_setup(report_, facts_, type, block);
+}
+
+Benchmarker& LabRun::bench() {
+  if (!bench_) bench_.emplace(BenchmarkOptions{common_.warmup, common_.repeat, !common_.no_l2_flush});
+  return *bench_;
+}
+
+const Yardsticks& LabRun::yardsticks() {
+  if (!yardsticks_) yardsticks_ = measure_yardsticks(bench(), facts_, report_);
+  return *yardsticks_;
+}
+
+int LabRun::ladder(const std::vector<Rung>& rungs, RowsShape shape) {
+  const Yardsticks y = yardsticks();
+  const LadderResult result = run_ladder(bench(), rungs);
+  report_ladder(report_, result, y, common_.repeat, std::move(shape));
+  return result.all_ok ? kExitSuccess : kExitWrongResult;
+}
+
+int LabRun::sweep(const std::string& heading, const std::vector<std::size_t>& sizes,
+                  const std::function<LadderResult(std::size_t)>& ladder_at, RowsShape shape, const SweepAxis& axis) {
+  const Yardsticks y = yardsticks();
+  return sweep_ladders(report_, heading, y, std::move(shape), sizes, ladder_at, axis);
+}
+
+}  // namespace cudalab

@@ -1,0 +1,99 @@
+#pragma once
+// The run every ladder lab shares, written once. A lab's main() keeps its own options and hands
+// the rest to a LabRun:
+//
+//   cudalab::LabRun run("scan", o.common, o.type);     // device chosen and described, report opened
+//   run.report().field("n", "N (elements)", o.n);      // the lab's own fields
+//   scan::Problem<int> p(n, seed, cudalab::Replays::kCaught);
+//   return run.ladder(p.ladder(o.variant), {false, "x CUB"});  // yardsticks, ladder, report, exit code
+//
+// A lab's Problem states once what every variant shares (what nvbench's `state` holds: the
+// work, not the kernel): its inputs and the CPU's answer to them, the bytes one launch must move
+// and the FLOPs it does, how to poison the output, how to check it, and the second input set that
+// catches a replayed result. problem_rung() turns it plus one row (a variant's name and launch)
+// into a Rung of common/ladder.hpp, so a variant adds only what is its own (cells, a fallback).
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/cli.hpp"
+#include "common/device_facts.hpp"
+#include "common/ladder.hpp"
+#include "common/report.hpp"
+#include "common/timer.hpp"
+
+namespace cudalab {
+
+// Whether a problem's timed launches alternate between two input sets (InputSets), so that a
+// kernel that replays an earlier result is caught. A single run does; a sweep's many sizes time
+// one set each (the replay defence is the single run's, at the size a student asks for).
+enum class Replays { kCaught, kNotChecked };
+
+// The start-up, the yardsticks and the ending of a ladder lab's run.
+class LabRun {
+ public:
+  // Selects the device `common.device`, reads its facts and opens the report with its first
+  // fields (report_setup: device, element type, threads per block unless block <= 0, peak).
+  LabRun(const std::string& lab, const CommonOptions& common, const std::string& type, int block = 0);
+  LabRun(const LabRun&) = delete;
+  LabRun& operator=(const LabRun&) = delete;
+
+  const DeviceFacts& facts() const { return facts_; }
+  const CommonOptions& common() const { return common_; }
+  Report& report() { return report_; }
+  // The run's one Benchmarker (--warmup, --repeat, --no-l2-flush), made on first use.
+  Benchmarker& bench();
+  // The copy ceiling, measured with bench() and reported (copy_ceiling_gbps) on first use, and
+  // the device's theoretical DRAM bandwidth.
+  const Yardsticks& yardsticks();
+
+  // Runs the rungs as one ladder (run_ladder), reports it (report_ladder, after the yardsticks)
+  // and returns the exit code: success when every rung matched the reference, else
+  // kExitWrongResult.
+  int ladder(const std::vector<Rung>& rungs, RowsShape shape = {});
+  // The ladder at each size (ladder_at(size) builds its problem and runs it with bench()), in one
+  // sweep table under `heading` (sweep_ladders); returns its exit code.
+  int sweep(const std::string& heading, const std::vector<std::size_t>& sizes,
+            const std::function<LadderResult(std::size_t)>& ladder_at, RowsShape shape = {},
+            const SweepAxis& axis = {});
+
+ private:
+  CommonOptions common_;
+  DeviceFacts facts_;
+  Report report_;
+  std::optional<Benchmarker> bench_;
+  std::optional<Yardsticks> yardsticks_;
+};
+
+// A rung made of a problem's facts and one variant's name and launch. `Problem` has
+//   double bytes() const;                       bytes one launch must read + write
+//   double flops() const;                       FLOPs one launch does (0: not counted)
+//   void poison();                              makes every output element wrong
+//   bool check(const std::string& variant);     the output against the CPU; why not on stderr
+//   InputSets* replay_sets();                   the alternating inputs (nullptr: one input set)
+// and must outlive the rung. The lab then adds what is the variant's own (cells, fallback,
+// baseline, time_first_launch).
+template <typename Problem>
+Rung problem_rung(Problem& p, std::string name, std::function<void()> launch) {
+  Rung r;
+  r.name = std::move(name);
+  r.bytes = p.bytes();
+  r.flops = p.flops();
+  r.poison = [&p] { p.poison(); };
+  r.launch = std::move(launch);
+  r.check = [&p, variant = r.name] { return p.check(variant); };
+  if (InputSets* sets = p.replay_sets()) r.refresh = sets->refresh();
+  return r;
+}
+
+// The answer to the inputs in the buffers now: `first` for set 0, `second` for set 1 (a problem
+// with no second set always has set 0 in them).
+template <typename Answer>
+const Answer& current_answer(const InputSets* sets, const Answer& first, const Answer& second) {
+  return sets && sets->current() == 1 ? second : first;
+}
+
+}  // namespace cudalab

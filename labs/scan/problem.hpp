@@ -1,0 +1,75 @@
+#pragma once
+// The scan lab's problem, stated once for every variant and for CUB (common/driver.hpp): x and
+// the device buffers, the bytes a scan must move, the poison, the check of every element, and
+// -x as the second input set (its prefix sums are exactly minus x's, in any order of additions).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "common/driver.hpp"
+#include "common/variants.hpp"
+#include "reference.hpp"
+#include "scan.hpp"
+
+namespace scan {
+
+template <typename T>
+class Problem {
+ public:
+  Problem(std::size_t n, Kind kind, std::uint64_t seed, cudalab::Replays replays)
+      : kind_(kind), x_(make_input<T>(n, seed)), in_(x_), out_(n), ws_(n), cub_(in_.data(), out_.data(), n, kind) {
+    if (replays == cudalab::Replays::kCaught) {
+      std::vector<T> negated(n);
+      for (std::size_t i = 0; i < n; ++i) negated[i] = static_cast<T>(-x_[i]);
+      sets_ = std::make_unique<cudalab::InputSets>();
+      sets_->add(in_, negated);
+    }
+  }
+  Problem(const Problem&) = delete;  // its rungs hold references to it
+  Problem& operator=(const Problem&) = delete;
+
+  double bytes() const { return 2.0 * static_cast<double>(x_.size()) * sizeof(T); }  // read each element, write each once
+  double flops() const { return 0; }
+  // 0x7F bytes: no int prefix of these inputs and no finite float sum near them.
+  void poison() { out_.fill_bytes(0x7F); }
+  bool check(const std::string& variant) const {
+    const std::vector<T> got = out_.download();
+    const int sign = sets_ && sets_->current() == 1 ? -1 : 1;
+    return first_mismatch(x_, got.data(), kind_, sign, variant.c_str()) == x_.size();
+  }
+  cudalab::InputSets* replay_sets() { return sets_.get(); }
+
+  // One rung per chosen variant (its cells: the launches it took and its tile), then CUB's.
+  std::vector<cudalab::Rung> rungs(const std::string& chosen) {
+    std::vector<cudalab::Rung> rungs;
+    for (Variant v : cudalab::select_variants(all_variants(), variant_name, chosen)) {
+      const auto launches = std::make_shared<int>(0);
+      cudalab::Rung r = cudalab::problem_rung(*this, variant_name(v), [this, v, launches] {
+        *launches = scan(v, kind_, in_.data(), out_.data(), in_.size(), ws_);
+      });
+      r.cells = [launches, v] {
+        return std::vector<cudalab::Cell>{{"launches", "launches", *launches},
+                                          {"tile", "tile", static_cast<long long>(tile_elements(v))}};
+      };
+      rungs.push_back(std::move(r));
+    }
+    cudalab::Rung cub = cudalab::problem_rung(
+        *this, kind_ == Kind::kInclusive ? "cub::DeviceScan::InclusiveSum" : "cub::DeviceScan::ExclusiveSum",
+        [this] { cub_.run(); });
+    cub.baseline = true;
+    rungs.push_back(std::move(cub));
+    return rungs;
+  }
+
+ private:
+  Kind kind_;
+  std::vector<T> x_;
+  cudalab::DeviceBuffer<T> in_, out_;
+  Workspace<T> ws_;
+  CubScan<T> cub_;
+  std::unique_ptr<cudalab::InputSets> sets_;
+};
+
+}  // namespace scan
