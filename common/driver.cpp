@@ -27,11 +27,17 @@ const Yardsticks& LabRun::yardsticks() {
   return *yardsticks_;
 }
 
-int LabRun::ladder(const std::vector<Rung>& rungs, RowsShape shape) {
+int ladder_exit_code(const LadderResult& ladder) { return ladder.all_ok ? kExitSuccess : kExitWrongResult; }
+
+LadderResult LabRun::measure(const std::vector<Rung>& rungs, RowsShape shape) {
   const Yardsticks y = yardsticks();
-  const LadderResult result = run_ladder(bench(), rungs);
+  LadderResult result = run_ladder(bench(), rungs);
   report_ladder(report_, result, y, common_.repeat, std::move(shape));
-  return result.all_ok ? kExitSuccess : kExitWrongResult;
+  return result;
+}
+
+int LabRun::ladder(const std::vector<Rung>& rungs, RowsShape shape) {
+  return ladder_exit_code(measure(rungs, std::move(shape)));
 }
 
 int LabRun::sweep(const std::string& heading, const std::vector<std::size_t>& sizes,

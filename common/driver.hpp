@@ -50,9 +50,10 @@ class LabRun {
   // the device's theoretical DRAM bandwidth.
   const Yardsticks& yardsticks();
 
-  // Runs the rungs as one ladder (run_ladder), reports it (report_ladder, after the yardsticks)
-  // and returns the exit code: success when every rung matched the reference, else
-  // kExitWrongResult.
+  // Runs the rungs as one ladder (run_ladder) and reports it (report_ladder, after the
+  // yardsticks); a lab with a section after the ladder (vec_add's end to end) reads the result.
+  LadderResult measure(const std::vector<Rung>& rungs, RowsShape shape = {});
+  // measure(), then its exit code (ladder_exit_code).
   int ladder(const std::vector<Rung>& rungs, RowsShape shape = {});
   // The ladder at each size (ladder_at(size) builds its problem and runs it with bench()), in one
   // sweep table under `heading` (sweep_ladders); returns its exit code.
@@ -67,6 +68,9 @@ class LabRun {
   std::optional<Benchmarker> bench_;
   std::optional<Yardsticks> yardsticks_;
 };
+
+// success when every rung matched the reference, else kExitWrongResult.
+int ladder_exit_code(const LadderResult& ladder);
 
 // A rung made of a problem's facts and one variant's name and launch. `Problem` has
 //   double bytes() const;                       bytes one launch must read + write

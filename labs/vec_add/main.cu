@@ -5,25 +5,20 @@
 //   ./labs/vec_add --sweep --json       bandwidth over N = 2^10 .. 2^28 for plotting
 //   ./labs/vec_add --l2-sweep           bandwidth over working sets of 6 .. 384 MB, L2 not flushed
 #include <algorithm>
-#include <cstdio>
-#include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "common/bandwidth.hpp"
-#include "common/check.hpp"
 #include "common/cli.hpp"
-#include "common/cuda_check.hpp"
-#include "common/device_buffer.hpp"
-#include "common/device_facts.hpp"
+#include "common/driver.hpp"
 #include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
 #include "common/variants.hpp"
+#include "problem.hpp"
 #include "reference.hpp"
 #include "vec_add.hpp"
 
@@ -45,80 +40,15 @@ std::vector<vec_add::Variant> chosen_variants(const Options& o) {
   return cudalab::select_variants(vec_add::all_variants(), vec_add::variant_name, o.variant);
 }
 
-// The problem on the device, and one rung per chosen variant: poison c (an element the kernel
-// skips cannot match), launch, check against the CPU.
 template <typename T>
-struct OnDevice {
-  explicit OnDevice(const vec_add::Problem<T>& problem)
-      : p(problem), actual(problem.a.size()), da(problem.a), db(problem.b), dc(problem.a.size()) {}
-  const vec_add::Problem<T>& p;
-  std::vector<T> actual;
-  cudalab::DeviceBuffer<T> da, db, dc;
-  // With alternate(): each timed launch gets the other of two inputs, a and b or -a and -b
-  // (whose sum is exactly -(a + b)), so a kernel that replays a result is caught.
-  std::unique_ptr<cudalab::InputSets> sets;
-  std::vector<T> negated_expected;
-
-  void alternate() {
-    std::vector<T> na(p.a.size()), nb(p.b.size());
-    negated_expected.resize(p.expected.size());
-    for (std::size_t i = 0; i < na.size(); ++i) {
-      na[i] = -p.a[i];
-      nb[i] = -p.b[i];
-      negated_expected[i] = -p.expected[i];
-    }
-    sets = std::make_unique<cudalab::InputSets>();
-    sets->add(da, na);
-    sets->add(db, nb);
-  }
-  const std::vector<T>& expected() const { return sets && sets->current() == 1 ? negated_expected : p.expected; }
-
-  cudalab::Rung rung(const vec_add::Plan& plan) {
-    cudalab::Rung r;
-    r.name = vec_add::variant_name(plan.variant);
-    r.bytes = 3.0 * static_cast<double>(actual.size()) * sizeof(T);
-    r.flops = std::is_floating_point_v<T> ? static_cast<double>(actual.size()) : 0.0;  // one add per element
-    r.poison = [this] { dc.fill_bytes(0xFF); };
-    r.launch = [this, plan] { vec_add::launch(plan, da.data(), db.data(), dc.data()); };
-    r.check = [this, name = r.name] {
-      dc.download(actual.data(), actual.size());
-      const cudalab::CheckResult check = cudalab::check_exact(expected(), actual);
-      if (!check.ok()) {
-        std::fprintf(stderr, "vec_add: variant %s is wrong at N = %zu: %s\n", name.c_str(), actual.size(),
-                     check.summary().c_str());
-      }
-      return check.ok();
-    };
-    r.fallback = vec_add::fallback(plan, da.data(), db.data(), dc.data());
-    if (sets) r.refresh = sets->refresh();
-    return r;
-  }
-
-  // Host->device copies of a and b, the kernel, and the copy of c back: what a program that
-  // starts and ends with data in host memory pays. Pageable host memory, as in the notes.
-  cudalab::Timing end_to_end(const vec_add::Plan& plan, int repeat) {
-    cudalab::Benchmarker bench({1, repeat, false});
-    return bench.run([&] {
-      da.upload(p.a);
-      db.upload(p.b);
-      vec_add::launch(plan, da.data(), db.data(), dc.data());
-      dc.download(actual.data(), actual.size());
-    });
-  }
-};
-
-template <typename T>
-int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
+int run_single(const Options& o, cudalab::LabRun& run) {
   const auto n = static_cast<std::size_t>(o.n);
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  // a, b and c, and two more contents of a and b for the timed launches (OnDevice::alternate)
+  // a, b and c, and two more contents of a and b for the timed launches (DeviceProblem's second set)
   cudalab::require_device_memory(7.0 * static_cast<double>(n) * sizeof(T), "vec_add with N = " + std::to_string(n));
-  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-
+  run.yardsticks();
   const vec_add::Problem<T> p = vec_add::make_problem<T>(n, o.common.seed);
-  OnDevice<T> dev(p);
-  dev.alternate();
+  vec_add::DeviceProblem<T> dev(p, cudalab::Replays::kCaught);
+  cudalab::Report& report = run.report();
   report.heading("Launch configuration");
   cudalab::Table launch_table({{"variant", "variant"}, {"blocks", "blocks"}, {"threads", "threads"},
                                {"per_thread", "per thread"}, {"idle", "idle slots"}, {"idle_percent", "idle %"}});
@@ -132,8 +62,7 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
     rungs.push_back(dev.rung(plans.back()));
   }
   report.table("launch", launch_table);
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  cudalab::report_ladder(report, ladder, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat);
+  const cudalab::LadderResult ladder = run.measure(rungs);
   if (ladder.best < 0) {
     // No rung ranks: a wrong result fails the run; correct rungs whose timings are all suspect
     // (the GPU shared with other processes, say) do not: suspect only keeps them off a ranking.
@@ -149,30 +78,28 @@ int run_single(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Rep
   report.field("gpu_kernel_ms", "GPU kernel only (" + best.name + ")", Value(best.timing.median_ms, 3), "ms");
   report.field("gpu_end_to_end_ms", "GPU incl. copies (pageable memory)", Value(e2e.median_ms, 3), "ms");
   report.field("speedup_end_to_end", "CPU time / GPU end-to-end time", Value(p.cpu_ms / e2e.median_ms, 3), "x");
-  return ladder.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  return cudalab::ladder_exit_code(ladder);
 }
 
 // Bandwidth over N for the plots: every variant at N = 2^10 .. 2^28 (as far as memory allows),
 // plus CPU and end-to-end times of the best variant.
 template <typename T>
-int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::MeasurementTable curve({facts.theoretical_bandwidth_gbps(), ceiling.gbps}, {false});
+int run_sweep(const Options& o, cudalab::LabRun& run) {
+  cudalab::MeasurementTable curve(run.yardsticks(), {false});
   cudalab::Table crossover({{"n", "N"}, {"cpu_ms", "CPU ms"}, {"gpu_kernel_ms", "GPU kernel ms"},
                             {"gpu_end_to_end_ms", "GPU end-to-end ms"}});
   bool all_ok = true;
   const auto bytes = [](std::size_t n) { return 3.0 * static_cast<double>(n) * sizeof(T); };
   for (std::size_t n : cudalab::sweep_sizes(1024, std::size_t{1} << 28, 2, bytes)) {
     const vec_add::Problem<T> p = vec_add::make_problem<T>(n, o.common.seed);
-    OnDevice<T> dev(p);
+    vec_add::DeviceProblem<T> dev(p, cudalab::Replays::kNotChecked);
     std::vector<vec_add::Plan> plans;
     std::vector<cudalab::Rung> rungs;
     for (vec_add::Variant v : chosen_variants(o)) {
       plans.push_back(vec_add::make_plan(v, n, o.block));
       rungs.push_back(dev.rung(plans.back()));
     }
-    const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+    const cudalab::LadderResult ladder = cudalab::run_ladder(run.bench(), rungs);
     all_ok = all_ok && ladder.all_ok;
     curve.add(ladder, {{"n", "N", static_cast<long long>(n)}});
     if (ladder.best < 0) continue;
@@ -180,10 +107,9 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
     crossover.add_row({static_cast<long long>(n), Value(p.cpu_ms, 4), Value(ladder.best_result().timing.median_ms, 4),
                        Value(e2e.median_ms, 4)});
   }
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-  const int code = cudalab::report_sweep(report, "Bandwidth over N", curve, all_ok);
-  report.heading("CPU vs GPU over N (best variant; end-to-end includes host<->device copies)");
-  report.table("crossover", crossover);
+  const int code = cudalab::report_sweep(run.report(), "Bandwidth over N", curve, all_ok);
+  run.report().heading("CPU vs GPU over N (best variant; end-to-end includes host<->device copies)");
+  run.report().table("crossover", crossover);
   return code;
 }
 
@@ -191,12 +117,11 @@ int run_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Repo
 // 6 .. 384 MB, nothing flushed, 50 launches back to back between two events (a lone launch of a
 // few microseconds would time the launch, not the data). While the working set stays in L2 the
 // rate beats the DRAM copy ceiling; past the L2's effective size it falls to DRAM speed.
-int run_l2_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::Report& report) {
+int run_l2_sweep(const Options& o, cudalab::LabRun& run) {
   constexpr int kBatch = 50;
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, true});
-  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-  report.field("l2_mb", "L2 size (device attribute)", Value(static_cast<double>(facts.l2_bytes) / 1e6, 1), "MB");
+  const double copy_gbps = run.yardsticks().copy_gbps;
+  cudalab::Report& report = run.report();
+  report.field("l2_mb", "L2 size (device attribute)", Value(static_cast<double>(run.facts().l2_bytes) / 1e6, 1), "MB");
   cudalab::Table t({{"working_set_mb", "working set MB"}, {"n", "N"}, {"launch_us", "us per launch"}, {"gbps", "GB/s"},
                     {"over_copy", "x copy"}, {"correct", "ok"}});
   bool all_ok = true;
@@ -204,7 +129,7 @@ int run_l2_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::R
     if (static_cast<double>(mb) * 1e6 > cudalab::usable_device_memory()) break;  // the labs' one memory cap
     const std::size_t n = mb * 1000000 / 12 / 1024 * 1024;
     const vec_add::Problem<float> p = vec_add::make_problem<float>(n, o.common.seed);
-    OnDevice<float> dev(p);
+    vec_add::DeviceProblem<float> dev(p, cudalab::Replays::kNotChecked);
     const vec_add::Plan plan = vec_add::make_plan(vec_add::Variant::kVectorized, n, o.block);
     cudalab::Rung rung = dev.rung(plan);
     rung.poison();
@@ -218,7 +143,7 @@ int run_l2_sweep(const Options& o, const cudalab::DeviceFacts& facts, cudalab::R
     const double ms = batch.median_ms / kBatch;
     const double g = cudalab::gbps(rung.bytes, ms);
     t.add_row({Value(rung.bytes / 1e6, 1), static_cast<long long>(n), Value(ms * 1e3, 2), Value(g, 0),
-               Value(g / ceiling.gbps, 2), cudalab::correct_cell(ok)});
+               Value(g / copy_gbps, 2), cudalab::correct_cell(ok)});
   }
   report.heading(fmt::format("vectorized over working sets, L2 not flushed ({} launches back to back per sample)", kBatch));
   report.table("l2_sweep", t);
@@ -243,18 +168,13 @@ int run(int argc, char** argv) {
     throw cudalab::UsageError("--block " + std::to_string(o.block) + " is not a multiple of the warp size (32)");
   }
 
-  cudalab::select_device(o.common.device);
-  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
-  cudalab::Report report("vec_add", o.common.json);
-  cudalab::report_setup(report, facts, o.type, o.block);
-  if (o.sweep) {
-    return o.type == "int" ? run_sweep<int>(o, facts, report) : run_sweep<float>(o, facts, report);
-  }
-  if (o.l2_sweep) return run_l2_sweep(o, facts, report);
-  report.field("n", "N (elements)", o.n);
-  report.field("bytes_moved", "bytes moved per launch (12 per element)",
-               cudalab::bytes_cell(3.0 * static_cast<double>(o.n) * 4));
-  return o.type == "int" ? run_single<int>(o, facts, report) : run_single<float>(o, facts, report);
+  cudalab::LabRun run("vec_add", o.common, o.type, o.block);
+  if (o.sweep) return o.type == "int" ? run_sweep<int>(o, run) : run_sweep<float>(o, run);
+  if (o.l2_sweep) return run_l2_sweep(o, run);
+  run.report().field("n", "N (elements)", o.n);
+  run.report().field("bytes_moved", "bytes moved per launch (12 per element)",
+                     cudalab::bytes_cell(3.0 * static_cast<double>(o.n) * 4));
+  return o.type == "int" ? run_single<int>(o, run) : run_single<float>(o, run);
 }
 
 }  // namespace
