@@ -130,7 +130,9 @@ cudalab::Rung variant_rung(Variant v, Fp32Problem& p) {
   const double loads = v == Variant::kAsyncPipeline ? t.loads_per_fma() : matmul::traits(v).loads_per_fma;
   r.cells = [t, vec, loads] {
     return std::vector<cudalab::Cell>{
-        {"block_tile", "C tile", fmt::format("{}x{}", t.m, t.n)},
+        {"tile_m", "tile M", t.m},
+        {"tile_n", "tile N", t.n},
+        {"threads", "threads", t.threads},
         {"k_splits", "K parts", t.splits},
         {"fringe", "fringe", Value::shown(t.fringe, t.fringe ? "yes" : "-")},
         {"loads_per_fma", "loads/FMA", Value(loads, 4)},
@@ -148,7 +150,9 @@ cudalab::Rung tensor_rung(matmul::tensor::Variant v, Bf16Problem& p) {
   const bool vec = matmul::tensor::vector_path(p.d_a.data(), p.d_b.data(), p.n, p.k);
   r.cells = [s, vec] {
     return std::vector<cudalab::Cell>{
-        {"block_tile", "C tile", fmt::format("{}x{}", s.block_m, s.block_n)},
+        {"tile_m", "tile M", s.block_m},
+        {"tile_n", "tile N", s.block_n},
+        {"threads", "threads", s.threads},
         {"stages", "stages", s.stages},
         {"vector_loads", "16B", Value::shown(vec, vec ? "yes" : "-")},
     };
@@ -349,7 +353,7 @@ int run(int argc, char** argv) {
   cudalab::require_device_memory(4.0 * (2.0 * mk + kn + mn), what);       // A and its second set, B, C
   cudalab::require_host_memory(4.0 * (2.0 * mk + kn + 3.0 * mn), what);  // inputs, cuBLAS's C, two downloads
   cudalab::Report report("matmul", o.common.json);
-  cudalab::report_setup(report, facts, bf16 ? "bf16 in, float accumulation and out" : "float", bf16 ? 0 : 256);
+  cudalab::report_setup(report, facts, bf16 ? "bf16 in, float accumulation and out" : "float", 0);  // threads: per row
   report.field("shape", "M x N x K", o.gemv ? fmt::format("{} x b x {}", o.m, o.k) : what);
   report.field("peak_fp32_gflops", "FP32 peak (SMs x FP32 lanes x 2 x max clock)", Value(facts.theoretical_fp32_gflops(), 0),
                "GFLOP/s");

@@ -626,6 +626,7 @@ void launch_warptile(const Problem& p) {
 // busiest SM where 2.2 would be even.)
 struct AsyncConfig {
   int bm, bn;
+  int threads;  // per block: one warp per WM x WN warp tile
   double efficiency;
   void (*launch)(const Problem&, bool vec, int k_chunk, int splits, float* partial, int rows, int cols);
 };
@@ -647,12 +648,18 @@ void launch_async_config(const Problem& p, bool vec, int k_chunk, int splits, fl
       : launch_async_as<BM, BN, BK, WM, WN, Stages, false>(p, k_chunk, splits, partial, rows, cols);
 }
 
+// One tiling of async_pipeline: its C tile, threads and launcher from the same template arguments.
+template <int BM, int BN, int BK, int WM, int WN, int Stages>
+AsyncConfig async_config(double efficiency) {
+  return {BM, BN, WarpTile<BM, BN, WM, WN>::kThreads, efficiency, launch_async_config<BM, BN, BK, WM, WN, Stages>};
+}
+
 const std::vector<AsyncConfig>& async_configs() {
   static const std::vector<AsyncConfig> configs{
-      {128, 256, 0.905, launch_async_config<128, 256, 16, 64, 64, 3>},  // 8 warps of 64 x 64
-      {128, 128, 0.878, launch_async_config<128, 128, 32, 64, 32, 2>},  // 8 warps of 64 x 32
-      {64, 128, 0.778, launch_async_config<64, 128, 16, 32, 64, 3>},    // 4 warps of 32 x 64
-      {64, 64, 0.666, launch_async_config<64, 64, 32, 32, 32, 2>},      // 4 warps of 32 x 32
+      async_config<128, 256, 16, 64, 64, 3>(0.905),  // 8 warps of 64 x 64
+      async_config<128, 128, 32, 64, 32, 2>(0.878),  // 8 warps of 64 x 32
+      async_config<64, 128, 16, 32, 64, 3>(0.778),   // 4 warps of 32 x 64
+      async_config<64, 64, 32, 32, 32, 2>(0.666),    // 4 warps of 32 x 32
   };
   return configs;
 }
@@ -795,8 +802,8 @@ std::vector<Tile> async_tiles() {
   std::vector<Tile> tiles;
   for (const AsyncConfig& c : async_configs()) {
     for (int s = 1; s <= kMaxSplits; s += 3) {  // 1 part and 4, with the whole of C in tiles and with a fringe
-      tiles.push_back({c.bm, c.bn, s, false});
-      tiles.push_back({c.bm, c.bn, s, true});
+      tiles.push_back({c.bm, c.bn, s, false, c.threads});
+      tiles.push_back({c.bm, c.bn, s, true, c.threads});
     }
   }
   return tiles;
@@ -820,9 +827,9 @@ void launch_async_tile(Tile t, const float* a, const float* b, float* c, int m, 
 Tile tile(Variant v, int m, int n, int k) {
   if (v == Variant::kAsyncPipeline) {
     const AsyncPlan plan = async_plan_for(m, n, k);
-    return {plan.config->bm, plan.config->bn, plan.splits, plan.fringe};
+    return {plan.config->bm, plan.config->bn, plan.splits, plan.fringe, plan.config->threads};
   }
-  return {traits(v).block_m, traits(v).block_n, 1, false};
+  return {traits(v).block_m, traits(v).block_n, 1, false, traits(v).threads};
 }
 
 bool vector_path(Variant v, const float* a, const float* b, const float* c, int n, int k) {

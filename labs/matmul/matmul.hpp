@@ -48,6 +48,7 @@ struct Tile {
   int m = 1, n = 1;
   int splits = 1;
   bool fringe = false;
+  int threads = 256;  // per block of the tiles' kernel
   double loads_per_fma() const { return m * n == 1 ? 2.0 : 1.0 / m + 1.0 / n; }
 };
 Tile tile(Variant v, int m, int n, int k);
