@@ -345,10 +345,10 @@ __global__ void __launch_bounds__(T::threads) matmul_mma_sync(const bf16* __rest
 //     on the slice, only its stage does (one add), and its row and column predicates are fixed;
 //   - the tiles go out in grouped order (tile_order.cuh), so the blocks in flight share their
 //     panels of A and B in L2.
-// Timed one change at a time at 8192^3 on the H200 (docs/reports/tune-mma-pipelined-h200.txt):
-// the wide rung's loop with its addresses worked out once runs at 395 TFLOP/s (285 before),
-// the two fragment sets then at 464-473; the grouped order changed nothing measurable there (it trims DRAM reads), and
-// spreading the copies between the mma (as CUTLASS does) was no faster, so they go at once.
+// Each change was timed on its own at 8192^3 (docs/reports/tune-mma-pipelined-h200.txt holds the
+// numbers): the addresses worked out once and the two fragment sets are what paid; the grouped
+// order trims DRAM reads without a change measurable there, and spreading the copies between the
+// mma (as CUTLASS does) was no faster, so they go at once.
 // The 16-byte path only (K and N multiples of 8, A and B 16-byte aligned); otherwise launch()
 // runs mma_sync_wide's element-by-element kernel.
 template <typename T, int MinBlocks, int GroupRows>
