@@ -343,13 +343,26 @@ def batch(g, folder, out, args):
 
 
 LEFT_BEHIND = []  # what cleanup could not remove (said on the way out, never hidden)
+STOPPED_BY = []   # the first signal that stopped the run
 
 
 def stop(signum, _frame):
     """SIGINT / SIGTERM: every bounded run ends (labgrade.ctest.STOP), each grading's own cleanup
     runs on its way out, then the run's."""
+    if not STOPPED_BY:
+        STOPPED_BY.append(int(signum))
     ctest.STOP.set()
     raise KeyboardInterrupt(signum)
+
+
+def stopped_status(e):
+    """The exit status of a stopped run: 128 + the signal that stopped it. The signal is the one
+    the handler recorded: its KeyboardInterrupt can be lost where Python ignores exceptions (an
+    at-fork hook of the logging module, a __del__), and the run then ends at its next bounded
+    step with ctest.Stopped, which carries no signal."""
+    if STOPPED_BY:
+        return 128 + STOPPED_BY[0]
+    return 128 + int(e.args[0] if isinstance(e, KeyboardInterrupt) and e.args else signal.SIGINT)
 
 
 if __name__ == "__main__":
@@ -358,8 +371,8 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except (KeyboardInterrupt, ctest.Stopped) as e:
-        code = e.args[0] if isinstance(e, KeyboardInterrupt) and e.args else signal.SIGINT
-        print(f"grade_submission: stopped by signal {int(code)}; "
+        status = stopped_status(e)
+        print(f"grade_submission: stopped by signal {status - 128}; "
               + ("left behind: " + "; ".join(LEFT_BEHIND) if LEFT_BEHIND else "nothing of the run is left behind"),
               file=sys.stderr)
-        sys.exit(128 + int(code))
+        sys.exit(status)

@@ -283,6 +283,33 @@ class GradeFixture(unittest.TestCase):
             g.cleanup()
 
 
+class Stopped(unittest.TestCase):
+    """A stopped grading run exits 128 + the signal that stopped it, also where the signal's
+    KeyboardInterrupt was lost (Python ignores exceptions in at-fork hooks and __del__) and the run
+    ended at its next bounded step with ctest.Stopped instead."""
+
+    def test_the_status_is_the_first_signals(self):
+        import signal
+        import grade_submission as gs
+        from cudalab.labgrade import ctest
+        try:
+            try:  # where Python swallows the handler's exception
+                gs.stop(signal.SIGTERM, None)
+            except KeyboardInterrupt:
+                pass
+            self.assertTrue(ctest.STOP.is_set())
+            self.assertEqual(gs.stopped_status(ctest.Stopped()), 128 + signal.SIGTERM)
+            with self.assertRaises(KeyboardInterrupt):
+                gs.stop(signal.SIGINT, None)  # a second signal does not change what stopped the run
+            self.assertEqual(gs.stopped_status(KeyboardInterrupt(signal.SIGINT)), 128 + signal.SIGTERM)
+            gs.STOPPED_BY.clear()
+            self.assertEqual(gs.stopped_status(KeyboardInterrupt(signal.SIGINT)), 128 + signal.SIGINT)
+            self.assertEqual(gs.stopped_status(ctest.Stopped()), 128 + signal.SIGINT)
+        finally:
+            gs.STOPPED_BY.clear()
+            ctest.STOP.clear()
+
+
 class Baseline(unittest.TestCase):
     """scripts/grade_baseline.py's verdict on graded baselines (their grading needs a GPU): a task
     a body earns points on, a body refused and a lab that does not compile are each a problem."""
