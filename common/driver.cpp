@@ -40,6 +40,12 @@ int LabRun::ladder(const std::vector<Rung>& rungs, RowsShape shape) {
   return ladder_exit_code(measure(rungs, std::move(shape)));
 }
 
+std::vector<std::size_t> LabRun::sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
+                                             const std::function<double(std::size_t)>& bytes_needed) {
+  yardsticks();
+  return cudalab::sweep_sizes(first, last, factor, bytes_needed);
+}
+
 int LabRun::sweep(const std::string& heading, const std::vector<std::size_t>& sizes,
                   const std::function<LadderResult(std::size_t)>& ladder_at, RowsShape shape, const SweepAxis& axis) {
   const Yardsticks y = yardsticks();

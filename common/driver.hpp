@@ -55,6 +55,10 @@ class LabRun {
   LadderResult measure(const std::vector<Rung>& rungs, RowsShape shape = {});
   // measure(), then its exit code (ladder_exit_code).
   int ladder(const std::vector<Rung>& rungs, RowsShape shape = {});
+  // cudalab::sweep_sizes, after the yardsticks: the sizes fit the memory the benchmarker and the
+  // copy ceiling's measurement leave.
+  std::vector<std::size_t> sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
+                                       const std::function<double(std::size_t)>& bytes_needed);
   // The ladder at each size (ladder_at(size) builds its problem and runs it with bench()), in one
   // sweep table under `heading` (sweep_ladders); returns its exit code.
   int sweep(const std::string& heading, const std::vector<std::size_t>& sizes,
@@ -90,6 +94,15 @@ Rung problem_rung(Problem& p, std::string name, std::function<void()> launch) {
   r.launch = std::move(launch);
   r.check = [&p, variant = r.name] { return p.check(variant); };
   if (InputSets* sets = p.replay_sets()) r.refresh = sets->refresh();
+  return r;
+}
+
+// The yardstick of a ladder (CUB, cuBLAS) on the same problem: a problem_rung marked baseline
+// (checked and timed as the variants are, never the best).
+template <typename Problem>
+Rung baseline_rung(Problem& p, std::string name, std::function<void()> launch) {
+  Rung r = problem_rung(p, std::move(name), std::move(launch));
+  r.baseline = true;
   return r;
 }
 

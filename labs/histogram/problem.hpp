@@ -60,9 +60,7 @@ class Problem {
       };
       rungs.push_back(std::move(r));
     }
-    cudalab::Rung cub = cudalab::problem_rung(*this, "cub::DeviceHistogram::HistogramEven", [this] { cub_.run(); });
-    cub.baseline = true;
-    rungs.push_back(std::move(cub));
+    rungs.push_back(cudalab::baseline_rung(*this, "cub::DeviceHistogram::HistogramEven", [this] { cub_.run(); }));
     return rungs;
   }
 

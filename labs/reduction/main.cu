@@ -35,9 +35,8 @@ template <typename T>
 int run_as(const Options& o, cudalab::LabRun& run) {
   const long long resident = run.facts().max_resident_threads();
   if (o.sweep) {
-    run.yardsticks();  // first: the sweep's sizes fit the memory left beside the benchmarker's
     const auto needed = [](std::size_t n) { return 2.2 * static_cast<double>(n) * sizeof(T); };
-    return run.sweep("Sum over N", cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed), [&](std::size_t n) {
+    return run.sweep("Sum over N", run.sweep_sizes(1024, std::size_t{1} << 28, 4, needed), [&](std::size_t n) {
       reduction::Problem<T> p(n, o.common.seed, resident, o.block, cudalab::Replays::kNotChecked);
       return cudalab::run_ladder(run.bench(), p.rungs(o.variant, false));
     }, {false, "x CUB"});

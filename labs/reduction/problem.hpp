@@ -100,8 +100,7 @@ class Problem {
       r.fallback = fallback(v, d_x_.data());
       rungs.push_back(std::move(r));
     }
-    cudalab::Rung cub = cudalab::problem_rung(*this, "cub::DeviceReduce::Sum", [this] { cub_.run(); });
-    cub.baseline = true;
+    cudalab::Rung cub = cudalab::baseline_rung(*this, "cub::DeviceReduce::Sum", [this] { cub_.run(); });
     cub.check = [this, name = cub.name] { return check_value(name, read(cub_out_.data())); };
     rungs.push_back(std::move(cub));
     return rungs;

@@ -32,9 +32,8 @@ template <typename T>
 int run_as(const Options& o, cudalab::LabRun& run) {
   const scan::Kind kind = o.kind == "inclusive" ? scan::Kind::kInclusive : scan::Kind::kExclusive;
   if (o.sweep) {
-    run.yardsticks();  // first: the sweep's sizes fit the memory left beside the benchmarker's
     const auto needed = [](std::size_t n) { return 2.2 * static_cast<double>(n) * sizeof(T); };
-    return run.sweep("Scan over N", cudalab::sweep_sizes(1024, std::size_t{1} << 28, 4, needed), [&](std::size_t n) {
+    return run.sweep("Scan over N", run.sweep_sizes(1024, std::size_t{1} << 28, 4, needed), [&](std::size_t n) {
       scan::Problem<T> p(n, kind, o.common.seed, cudalab::Replays::kNotChecked);
       return cudalab::run_ladder(run.bench(), p.rungs(o.variant));
     }, {false, "x CUB"});

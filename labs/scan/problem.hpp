@@ -55,11 +55,9 @@ class Problem {
       };
       rungs.push_back(std::move(r));
     }
-    cudalab::Rung cub = cudalab::problem_rung(
+    rungs.push_back(cudalab::baseline_rung(
         *this, kind_ == Kind::kInclusive ? "cub::DeviceScan::InclusiveSum" : "cub::DeviceScan::ExclusiveSum",
-        [this] { cub_.run(); });
-    cub.baseline = true;
-    rungs.push_back(std::move(cub));
+        [this] { cub_.run(); }));
     return rungs;
   }
 

@@ -90,7 +90,7 @@ int run_sweep(const Options& o, cudalab::LabRun& run) {
                             {"gpu_end_to_end_ms", "GPU end-to-end ms"}});
   bool all_ok = true;
   const auto bytes = [](std::size_t n) { return 3.0 * static_cast<double>(n) * sizeof(T); };
-  for (std::size_t n : cudalab::sweep_sizes(1024, std::size_t{1} << 28, 2, bytes)) {
+  for (std::size_t n : run.sweep_sizes(1024, std::size_t{1} << 28, 2, bytes)) {
     const vec_add::Problem<T> p = vec_add::make_problem<T>(n, o.common.seed);
     vec_add::DeviceProblem<T> dev(p, cudalab::Replays::kNotChecked);
     std::vector<vec_add::Plan> plans;

@@ -79,6 +79,17 @@ TEST(ProblemRung, AlternatingInputsCatchAReplayedResult) {
   EXPECT_FALSE(replay.check());  // the second set's answer is not the first's
 }
 
+TEST(ProblemRung, ABaselineIsCheckedAndTimedButNeverTheBest) {
+  Recorded p;
+  cudalab::Rung cub = cudalab::baseline_rung(p, "cub", [&] { p.compute(); });
+  EXPECT_TRUE(cub.baseline);
+  EXPECT_EQ(cub.bytes, 4096.0);
+  ASSERT_TRUE(cub.refresh);  // on the same alternating inputs as the variants
+  cub.launch();
+  EXPECT_TRUE(cub.check());
+  EXPECT_EQ(p.calls.back(), "check cub");
+}
+
 TEST(ProblemRung, OneInputSetMeansNoRefresh) {
   Recorded p;
   p.alternate = false;
