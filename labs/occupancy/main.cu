@@ -57,6 +57,20 @@ void report_breakdown(cudalab::Report& report, const occ::GpuSpec& g, const occ:
   report.field("limited_by", "limited by", r.limiter_names());
 }
 
+// The student's calculator (exercise 74, occupancy.cu) beside the suite's, on the same kernel.
+void report_exercise_74(cudalab::Report& report, const occ::GpuSpec& g, const occ::KernelSpec& k) {
+  const occupancy_lab::Exercise74 mine = occupancy_lab::exercise_74(g, k);
+  const occ::Result r = occ::compute(g, k);
+  const bool agrees = mine.by_threads == r.by_warps && mine.by_blocks == r.by_blocks &&
+                      mine.by_registers == r.by_registers && mine.by_shared_memory == r.by_shared_memory &&
+                      mine.resident_blocks == r.resident_blocks;
+  report.field("exercise_74_resident_blocks", "exercise 74 (occupancy.cu)", mine.resident_blocks, "blocks");
+  report.field("exercise_74_agrees", "agrees with the calculator",
+               Value::shown(agrees, agrees ? "yes" : "no (by threads, cap, registers, shared memory: " +
+                                                         fmt::format("{}, {}, {}, {})", mine.by_threads, mine.by_blocks,
+                                                                     mine.by_registers, mine.by_shared_memory)));
+}
+
 int run_what_if(const Options& o, const occ::GpuSpec& g) {
   cudalab::Report report("occupancy", o.common.json);
   occ::KernelSpec k;
@@ -65,6 +79,7 @@ int run_what_if(const Options& o, const occ::GpuSpec& g) {
   k.dynamic_smem = static_cast<std::size_t>(o.smem);
   k.max_dynamic_smem = std::max<std::size_t>(k.dynamic_smem, 48 * 1024);  // opted in when needed
   report_breakdown(report, g, k);
+  report_exercise_74(report, g, k);
   return cudalab::kExitSuccess;
 }
 

@@ -3,6 +3,7 @@
 // tail effect.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -278,6 +279,57 @@ int spin_blocks_per_sm(int block) {
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin, block, 0));
   return blocks;
+}
+
+Exercise74 exercise_74(const cudalab::occupancy::GpuSpec& gpu, const cudalab::occupancy::KernelSpec& k) {
+  using cudalab::occupancy::kUnlimited;
+  Exercise74 r;
+  // STUDENT-BEGIN(occupancy.calculator): the notes' exercise 74, an occupancy calculator
+  // TASK: Fill in r: the blocks of k one SM of gpu holds by each resource alone, and the
+  // smallest of them (resident_blocks). A block that breaks a per-block limit fits 0 blocks.
+  //   threads: a block takes whole warps (ceil(k.block_threads / gpu.warp_size)); the SM holds
+  //     max_threads_per_sm / warp_size warps; 0 when the block is empty or over max_threads_per_block.
+  //   blocks: the hardware's cap, max_blocks_per_sm.
+  //   registers: a warp's registers (regs_per_thread x warp_size) are allocated in multiples of
+  //     reg_alloc_unit; the register file is split into sub_partitions equal parts, each holding
+  //     whole warps; a block's warps spread evenly over the parts, so it needs its warps rounded up
+  //     to a multiple of sub_partitions times a warp's registers, at most regs_per_block; 0 over
+  //     that or over max_regs_per_thread; kUnlimited for a kernel without registers.
+  //   shared memory: static_smem + dynamic_smem + smem_reserved_per_block, rounded up to
+  //     smem_alloc_unit, out of smem_per_sm; 0 when that is over smem_per_block_optin +
+  //     smem_reserved_per_block; kUnlimited when it is 0.
+  // HINT: about 25 lines. Q2 of the notes: the A100 (sm_80), 256 threads and 40 registers give
+  // 8 blocks by threads, 32 by the cap, 6 by registers: 6. Check yours with the what-if mode:
+  // ./labs/occupancy --threads 256 --regs 40 --arch sm_80 prints both.
+  // STUB: (void)gpu; (void)k; (void)kUnlimited;
+  if (k.block_threads <= 0 || k.block_threads > gpu.max_threads_per_block || gpu.warp_size <= 0) return r;
+  const int warps = cudalab::ceil_div(k.block_threads, gpu.warp_size);
+  r.by_threads = gpu.max_threads_per_sm / gpu.warp_size / warps;
+  r.by_blocks = gpu.max_blocks_per_sm;
+
+  const int regs_per_warp = cudalab::round_up(k.regs_per_thread * gpu.warp_size, gpu.reg_alloc_unit);
+  if (regs_per_warp == 0) {
+    r.by_registers = kUnlimited;
+  } else if (k.regs_per_thread > gpu.max_regs_per_thread ||
+             regs_per_warp * cudalab::round_up(warps, gpu.sub_partitions) > gpu.regs_per_block) {
+    r.by_registers = 0;
+  } else {
+    const int warps_per_part = gpu.regs_per_sm / gpu.sub_partitions / regs_per_warp;
+    r.by_registers = warps_per_part * gpu.sub_partitions / warps;
+  }
+
+  const std::size_t smem =
+      cudalab::round_up(k.static_smem + k.dynamic_smem + gpu.smem_reserved_per_block, gpu.smem_alloc_unit);
+  if (smem > gpu.smem_per_block_optin + gpu.smem_reserved_per_block) {
+    r.by_shared_memory = 0;
+  } else if (smem == 0) {
+    r.by_shared_memory = kUnlimited;
+  } else {
+    r.by_shared_memory = static_cast<int>(gpu.smem_per_sm / smem);
+  }
+  r.resident_blocks = std::min(std::min(r.by_threads, r.by_blocks), std::min(r.by_registers, r.by_shared_memory));
+  // STUDENT-END(occupancy.calculator)
+  return r;
 }
 
 long long waves(long long blocks, int sms, int per_sm) {

@@ -59,6 +59,18 @@ int spin_blocks_per_sm(int block);
 // Number of waves `blocks` need on `sms` SMs holding `per_sm` blocks each.
 long long waves(long long blocks, int sms, int per_sm);
 
+// The notes' exercise 74, an occupancy calculator of the student's own: the blocks of kernel `k`
+// one SM of `gpu` holds by each resource alone and in all (cudalab::occupancy::kUnlimited for a
+// resource the kernel does not use). The rules are those of common/occupancy_calc.hpp without
+// named barriers, for a kernel that has opted in to the device's largest shared memory per block;
+// the what-if mode prints it beside that calculator, and the tests hold it to it on kernels drawn
+// afresh in every grading run.
+struct Exercise74 {
+  int by_threads = 0, by_blocks = 0, by_registers = 0, by_shared_memory = 0;
+  int resident_blocks = 0;
+};
+Exercise74 exercise_74(const cudalab::occupancy::GpuSpec& gpu, const cudalab::occupancy::KernelSpec& k);
+
 // "sm_90", "90" or "9.0" -> the built-in spec.
 std::optional<cudalab::occupancy::GpuSpec> parse_arch(const std::string& text);
 

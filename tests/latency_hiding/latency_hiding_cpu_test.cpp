@@ -103,4 +103,25 @@ TEST(Mystery, TheTileTradesValuesAcrossTheDiagonalAndTheBranchSideFollowsTheFlag
   EXPECT_EQ(lh::mystery_expected(in, g, {false, false, false}, 1), std::fma(v, 0.5f, 1.0f));
 }
 
+// The execution note's self-test (自测), questions 2 and 3, answered with the lab's models and the
+// H200 numbers its READMEs measured (4.8 TB/s; DRAM latency 335 ns, the latency lab).
+TEST(NotesSelfTest, Q2TheSameBytesInFlightAtAQuarterOfTheOccupancy) {
+  // 64 warps with one 16-byte load each and 16 warps with four: the same bytes in flight, so
+  // the same bandwidth by Little's law, at 100 % and at 25 % occupancy.
+  EXPECT_DOUBLE_EQ(lh::bytes_in_flight_per_sm(64, 1, 16), lh::bytes_in_flight_per_sm(16, 4, 16));
+  // and the FMA pipes: 4 warps with 4 chains issue as fast as 16 warps with one
+  EXPECT_DOUBLE_EQ(lh::fma_issue_model(4, 4), lh::fma_issue_model(16, 1));
+}
+
+TEST(NotesSelfTest, Q3OneLoadPerThreadCannotFillTheH200) {
+  const double needed = lh::little_bytes_in_flight(4.8e12, 335e-9);  // about 1.6 MB
+  EXPECT_NEAR(needed, 1.608e6, 1e3);
+  const int sms = 132;
+  const double one_float = sms * lh::bytes_in_flight_per_sm(64, 1, 4);     // every thread resident, one 4-byte load
+  const double four_vectors = sms * lh::bytes_in_flight_per_sm(64, 4, 16);  // four 16-byte loads each
+  EXPECT_LT(one_float, needed);            // 1.08 MB: two thirds of what DRAM needs
+  EXPECT_NEAR(one_float / needed, 0.67, 0.01);
+  EXPECT_GT(four_vectors, 10 * needed);   // 17 MB: room to spare
+}
+
 }  // namespace

@@ -1,7 +1,13 @@
 // The course notes' worked occupancy answers, computed by the project's calculator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "common/occupancy_calc.hpp"
+#include "common/random.hpp"
+#include "gpu_test.hpp"
 #include "occupancy_lab.hpp"
 
 namespace {
@@ -117,6 +123,129 @@ TEST(Waves, TailArithmetic) {
   EXPECT_EQ(occupancy_lab::waves(220, 108, 2), 2);
   EXPECT_EQ(occupancy_lab::waves(1, 132, 8), 1);
   EXPECT_EQ(occupancy_lab::waves(0, 132, 8), 0);
+}
+
+// ---- the notes' exercise 74: the student's calculator (occupancy.cu) against the suite's ----
+
+// A kernel drawn from `draw` (a splitmix stream from the run's seed) for `g`: any block size up
+// to the limit, any registers up to the limit (none in about one draw of 16), static shared
+// memory up to 48 KB and dynamic up to 4 KB past the opt-in limit, with the opt-in raised
+// (max_dynamic_smem).
+occ::KernelSpec drawn_kernel(const occ::GpuSpec& g, std::uint64_t draw) {
+  const auto r = [&](std::uint64_t k, std::uint64_t range) { return cudalab::splitmix64(draw * 8 + k) % range; };
+  occ::KernelSpec k;
+  k.block_threads = 1 + static_cast<int>(r(0, static_cast<std::uint64_t>(g.max_threads_per_block)));
+  k.regs_per_thread = r(1, 16) == 0 ? 0 : 1 + static_cast<int>(r(2, static_cast<std::uint64_t>(g.max_regs_per_thread)));
+  k.static_smem = r(3, 4) == 0 ? 0 : r(4, 48 * 1024 + 1);
+  k.dynamic_smem = r(5, 3) == 0 ? 0 : r(6, g.smem_per_block_optin - std::min(k.static_smem, g.smem_per_block_optin) + 4097);
+  k.max_dynamic_smem = g.smem_per_block_optin;
+  k.barriers = 0;  // the exercise leaves named barriers out
+  return k;
+}
+
+void expect_same(const occ::GpuSpec& g, const occ::KernelSpec& k) {
+  const occupancy_lab::Exercise74 mine = occupancy_lab::exercise_74(g, k);
+  const occ::Result want = occ::compute(g, k);
+  SCOPED_TRACE(testing::Message() << g.arch << ": " << k.block_threads << " threads, " << k.regs_per_thread
+                                  << " registers, " << k.static_smem << " + " << k.dynamic_smem << " B shared");
+  EXPECT_EQ(mine.by_threads, want.by_warps);
+  EXPECT_EQ(mine.by_blocks, want.by_blocks);
+  EXPECT_EQ(mine.by_registers, want.by_registers);
+  EXPECT_EQ(mine.by_shared_memory, want.by_shared_memory);
+  EXPECT_EQ(mine.resident_blocks, want.resident_blocks);
+}
+
+TEST(Exercise74, DrawnKernelsMatchTheCalculatorOnEveryArchitecture) {
+  // Drawn from the run's seed (a new one in every grading run), so no table of answers passes.
+  const std::uint64_t seed = cudalab::testing::seed(0xe74);
+  int unlimited_registers = 0, zero_by_smem = 0;
+  for (const std::string& arch : occ::known_archs()) {
+    const occ::GpuSpec g = *occ::spec_for_arch(arch);
+    for (std::uint64_t i = 0; i < 500; ++i) {
+      const occ::KernelSpec k = drawn_kernel(g, seed * 4099 + i);
+      expect_same(g, k);
+      unlimited_registers += occ::compute(g, k).by_registers == occ::kUnlimited;
+      zero_by_smem += occ::compute(g, k).by_shared_memory == 0;
+      if (HasFailure()) return;  // one kernel's trace says enough
+    }
+  }
+  EXPECT_GT(unlimited_registers, 0);  // the draw reaches the kernels without registers
+  EXPECT_GT(zero_by_smem, 0);         // and blocks over the shared-memory limit
+}
+
+TEST(Exercise74, ShapesThatStressEachLimitAndBlocksOverALimit) {
+  // Kernels built from drawn numbers so that each resource in turn is the tightest, then each
+  // per-block limit broken by a drawn amount.
+  const std::uint64_t seed = cudalab::testing::seed(0xe75);
+  const auto pick = [&](std::uint64_t k, int lo, int hi) {
+    return lo + static_cast<int>(cudalab::splitmix64(seed * 31 + k) % static_cast<std::uint64_t>(hi - lo + 1));
+  };
+  for (const std::string& arch : occ::known_archs()) {
+    const occ::GpuSpec g = *occ::spec_for_arch(arch);
+    occ::KernelSpec k;
+    k.max_dynamic_smem = g.smem_per_block_optin;
+    k.barriers = 0;
+    k.block_threads = 32 * pick(1, 8, g.max_threads_per_block / 32);  // threads bind: 256 and more, few registers
+    k.regs_per_thread = pick(2, 8, 24);
+    expect_same(g, k);
+    k.block_threads = pick(3, 1, 32);  // the block cap binds: one warp per block
+    k.regs_per_thread = 0;             // registers set no limit
+    expect_same(g, k);
+    k.regs_per_thread = pick(4, 128, g.max_regs_per_thread);  // registers bind
+    k.block_threads = 32 * pick(5, 1, 8) - pick(6, 0, 31);
+    expect_same(g, k);
+    k.regs_per_thread = 16;
+    k.dynamic_smem = static_cast<std::size_t>(pick(7, 20, 60)) * 1024;  // shared memory binds
+    expect_same(g, k);
+    k.dynamic_smem = g.smem_per_block_optin + static_cast<std::size_t>(pick(8, 1, 4096));  // over the opt-in limit
+    expect_same(g, k);
+    EXPECT_EQ(occupancy_lab::exercise_74(g, k).resident_blocks, 0);
+    k.dynamic_smem = 0;
+    k.regs_per_thread = g.max_regs_per_thread + pick(9, 1, 40);  // over the registers per thread
+    expect_same(g, k);
+    EXPECT_EQ(occupancy_lab::exercise_74(g, k).resident_blocks, 0);
+    k.regs_per_thread = 16;
+    k.block_threads = g.max_threads_per_block + pick(10, 1, 512);  // over the threads per block
+    EXPECT_EQ(occupancy_lab::exercise_74(g, k).by_threads, 0);
+    EXPECT_EQ(occupancy_lab::exercise_74(g, k).resident_blocks, 0);
+  }
+}
+
+TEST(Exercise74, TheNotesQ2OnTheA100) {
+  // The hint's example, the notes' Q2 (no points: its numbers are in the hint).
+  const occ::GpuSpec a100 = *occ::spec_for_arch("sm_80");
+  occ::KernelSpec k;
+  k.block_threads = 256;
+  k.regs_per_thread = 40;
+  const auto r = occupancy_lab::exercise_74(a100, k);
+  EXPECT_EQ(r.by_threads, 8);
+  EXPECT_EQ(r.by_blocks, 32);
+  EXPECT_EQ(r.by_registers, 6);
+  EXPECT_EQ(r.resident_blocks, 6);
+  k.regs_per_thread = 32;
+  EXPECT_EQ(occupancy_lab::exercise_74(a100, k).resident_blocks, 8);
+}
+
+// The execution note's self-test (自测), question 5: 109 blocks on 108 SMs that hold one each.
+TEST(NotesSelfTest, Q5OneBlockTooManyIsASecondWave) {
+  EXPECT_EQ(occupancy_lab::waves(108, 108, 1), 1);
+  EXPECT_EQ(occupancy_lab::waves(109, 108, 1), 2);  // the 109th runs alone: about twice the time
+  EXPECT_EQ(occupancy_lab::waves(216, 108, 1), 2);  // the same two waves do twice the work
+}
+
+// lecture2, Warp 与 SIMT 执行模型: "3 个 256 线程 block 分到 1 个 SM，共 3 * (256/32) = 24 个 warp".
+TEST(NotesQuestions, ThreeBlocksOf256ThreadsAreTwentyFourWarps) {
+  occ::KernelSpec k;
+  k.block_threads = 256;
+  k.regs_per_thread = 32;
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const occ::Result r = occ::compute(*occ::spec_for_arch(arch), k);
+    EXPECT_EQ(3 * r.warps_per_block, 24) << arch;
+    EXPECT_EQ(r.resident_blocks, 8) << arch;  // the SM would take 8 such blocks: 64 warps
+    EXPECT_DOUBLE_EQ(100.0 * 3 * r.warps_per_block / r.max_warps, 37.5) << arch;
+  }
+  k.block_threads = 250;  // a partial warp still takes a whole warp slot
+  EXPECT_EQ(3 * occ::compute(*occ::spec_for_arch("sm_90"), k).warps_per_block, 24);
 }
 
 }  // namespace

@@ -63,4 +63,19 @@ TEST(References, DivisionAndMultiplyAdd) {
   EXPECT_EQ(roofline::mul_add_reference(false, a, a, c), 0.0f);  // rounded away first
 }
 
+// The execution note's self-test (自测), question 4: arithmetic intensity against the ridge, on the
+// H200's FP32 (67 TFLOP/s, 4.8 TB/s): vec_add is memory-bound; the dial crosses the ridge between
+// k = 32 and k = 64 FMAs per element.
+TEST(NotesSelfTest, Q4IntensityAgainstTheRidge) {
+  const double peak = 67e12, bandwidth = 4.8e12;
+  const double ridge = roofline::ridge(peak, bandwidth);
+  EXPECT_NEAR(ridge, 13.96, 0.01);
+  const double vec_add = 1.0 / 12;  // one add per 4 + 4 bytes read and 4 written
+  EXPECT_LT(vec_add, ridge);
+  EXPECT_DOUBLE_EQ(roofline::roof(vec_add, peak, bandwidth), vec_add * bandwidth);  // 0.4 TFLOP/s at most
+  EXPECT_LT(roofline::dial_intensity<float>(32), ridge);
+  EXPECT_GT(roofline::dial_intensity<float>(64), ridge);
+  EXPECT_DOUBLE_EQ(roofline::roof(roofline::dial_intensity<float>(64), peak, bandwidth), peak);
+}
+
 }  // namespace

@@ -72,6 +72,17 @@ BODIES = {
             {"blocks_by_threads": 8, "blocks_by_block_limit": 32, "resident_blocks": 8, "resident_threads": 2048,
              "resident_warps": 64, "occupancy_percent": 100.0}),
     },
+    "occupancy.calculator": {
+        "zeros": "  (void)gpu; (void)k; (void)kUnlimited;\n" + residency(
+            {"by_threads": 0, "by_blocks": 0, "by_registers": 0, "by_shared_memory": 0, "resident_blocks": 0}),
+        "copy": "  (void)kUnlimited;\n" + residency(
+            {"by_threads": "k.block_threads", "by_blocks": "gpu.max_blocks_per_sm", "by_registers": "k.regs_per_thread",
+             "by_shared_memory": "static_cast<int>(k.dynamic_smem)", "resident_blocks": "gpu.max_blocks_per_sm"}),
+        # the notes' Q2 on the A100, the numbers the hint gives
+        "constant": "  (void)gpu; (void)k;\n" + residency(
+            {"by_threads": 8, "by_blocks": 32, "by_registers": 6, "by_shared_memory": "kUnlimited",
+             "resident_blocks": 6}),
+    },
     **{f"divergence.{k}": {
         "zeros": "  (void)iters;\n  out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = 0.0f;",
         "copy": "  (void)iters;\n  out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = static_cast<float>(threadIdx.x);",
