@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "reference.hpp"
 
@@ -74,6 +75,9 @@ __global__ void fma_chains_kernel(float a, float b, int iters, float* __restrict
   __syncthreads();
   if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;
 }
+
+// The chains per thread the FMA kernel is built for.
+using FmaChains = cudalab::int_list<1, 2, 4, 8>;
 
 template <int Chains>
 FmaPoint fma_point_of(cudalab::Benchmarker& bench, int warps_per_sm, int iters) {
@@ -164,25 +168,15 @@ bool load_point_fits_of(int warps_per_sm) {
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, read_kernel<Loads, V>, s.threads, 0));
   return fit >= s.blocks_per_sm;
 }
-// f(std::integral_constant<int, Loads>{}) for the loads per thread the kernel is built for.
+// What the read kernel is built for: loads per thread, and the load's type by its width in bytes.
+using ReadLoads = cudalab::int_list<1, 2, 4, 8, 16>;
+using ReadWidths = cudalab::type_list<unsigned, uint2, uint4>;
+// f(loads as std::integral_constant, type_tag<V>) for the read kernel built for them.
 template <typename F>
-auto with_loads(int loads, F&& f) {
-  switch (loads) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 16: return f(std::integral_constant<int, 16>{});
-    default: throw std::invalid_argument("load_point: loads per thread must be 1, 2, 4, 8 or 16");
-  }
-}
-template <typename V>
-bool load_point_fits_width(int warps_per_sm, int loads) {
-  return with_loads(loads, [&](auto l) { return load_point_fits_of<decltype(l)::value, V>(warps_per_sm); });
-}
-template <typename V>
-LoadPoint load_point_width(cudalab::Benchmarker& bench, const ReadSet& set, int warps_per_sm, int loads) {
-  return with_loads(loads, [&](auto l) { return load_point_of<decltype(l)::value, V>(bench, set, warps_per_sm); });
+decltype(auto) with_read_kernel(int loads, int width, F&& f) {
+  return cudalab::dispatch_by_size(ReadWidths{}, static_cast<std::size_t>(width), "load_point: the load width", [&](auto v) {
+    return cudalab::dispatch(ReadLoads{}, loads, "load_point: loads per thread", [&](auto l) { return f(l, v); });
+  });
 }
 
 __global__ void fill_kernel(std::uint32_t* w, std::size_t n) {
@@ -228,6 +222,9 @@ __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ ou
   }
   // STUDENT-END(latency_hiding.copy)
 }
+
+// The 16-byte loads in flight per thread the vector copy is built for.
+using CopyLoads = cudalab::int_list<1, 4, 16>;
 
 template <int Loads, bool Vec>
 void launch_copy_of(const float* in, float* out, std::size_t n, int threads, int blocks_per_sm) {
@@ -291,14 +288,10 @@ const void* mystery_function(Flaws f) {
 
 FmaPoint fma_point(cudalab::Benchmarker& bench, int warps_per_sm, int chains, int iters) {
   if (iters < 1) throw std::invalid_argument("fma_point: iters >= 1");
-  if (chains == 1 || chains == 2 || chains == 4 || chains == 8) (void)fma_chains_expected(chains, iters);  // exact, or throws
-  switch (chains) {
-    case 1: return fma_point_of<1>(bench, warps_per_sm, iters);
-    case 2: return fma_point_of<2>(bench, warps_per_sm, iters);
-    case 4: return fma_point_of<4>(bench, warps_per_sm, iters);
-    case 8: return fma_point_of<8>(bench, warps_per_sm, iters);
-    default: throw std::invalid_argument("fma_point: chains per thread must be 1, 2, 4 or 8");
-  }
+  if (cudalab::contains(FmaChains{}, chains)) (void)fma_chains_expected(chains, iters);  // exact, or throws
+  return cudalab::dispatch(FmaChains{}, chains, "fma_point: chains per thread", [&](auto c) {
+    return fma_point_of<decltype(c)::value>(bench, warps_per_sm, iters);
+  });
 }
 
 ReadSet::ReadSet(std::size_t bytes) : data_(bytes / sizeof(std::uint32_t)) {
@@ -310,21 +303,15 @@ ReadSet::ReadSet(std::size_t bytes) : data_(bytes / sizeof(std::uint32_t)) {
 }
 
 LoadPoint load_point(cudalab::Benchmarker& bench, const ReadSet& set, int warps_per_sm, int loads, int width) {
-  switch (width) {
-    case 4: return load_point_width<unsigned>(bench, set, warps_per_sm, loads);
-    case 8: return load_point_width<uint2>(bench, set, warps_per_sm, loads);
-    case 16: return load_point_width<uint4>(bench, set, warps_per_sm, loads);
-    default: throw std::invalid_argument("load_point: the load width must be 4, 8 or 16 bytes");
-  }
+  return with_read_kernel(loads, width, [&](auto l, auto v) {
+    return load_point_of<decltype(l)::value, typename decltype(v)::type>(bench, set, warps_per_sm);
+  });
 }
 
 bool load_point_fits(int warps_per_sm, int loads, int width) {
-  switch (width) {
-    case 4: return load_point_fits_width<unsigned>(warps_per_sm, loads);
-    case 8: return load_point_fits_width<uint2>(warps_per_sm, loads);
-    case 16: return load_point_fits_width<uint4>(warps_per_sm, loads);
-    default: throw std::invalid_argument("load_point: the load width must be 4, 8 or 16 bytes");
-  }
+  return with_read_kernel(loads, width, [&](auto l, auto v) {
+    return load_point_fits_of<decltype(l)::value, typename decltype(v)::type>(warps_per_sm);
+  });
 }
 
 void launch_copy(const float* in, float* out, std::size_t n, int threads, int blocks_per_sm, int loads, bool vector) {
@@ -335,12 +322,9 @@ void launch_copy(const float* in, float* out, std::size_t n, int threads, int bl
     if (loads != 1) throw std::invalid_argument("launch_copy: the 4-byte copy keeps one load in flight");
     return launch_copy_of<1, false>(in, out, n, threads, blocks_per_sm);
   }
-  switch (loads) {
-    case 1: return launch_copy_of<1, true>(in, out, n, threads, blocks_per_sm);
-    case 4: return launch_copy_of<4, true>(in, out, n, threads, blocks_per_sm);
-    case 16: return launch_copy_of<16, true>(in, out, n, threads, blocks_per_sm);
-    default: throw std::invalid_argument("launch_copy: loads per thread must be 1, 4 or 16");
-  }
+  cudalab::dispatch(CopyLoads{}, loads, "launch_copy: loads per thread", [&](auto l) {
+    launch_copy_of<decltype(l)::value, true>(in, out, n, threads, blocks_per_sm);
+  });
 }
 
 double copy_occupancy(int threads, int blocks_per_sm) {

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/dispatch.hpp"
 #include "common/device_facts.hpp"
 #include "common/variants.hpp"
 #include "common/math.hpp"
@@ -49,16 +50,13 @@ struct Pass {
   T* result;            // the one-launch variants' result
 };
 
-// A kernel whose block size is a template parameter, launched with the block size of a Pass.
-#define CUDALAB_FOR_BLOCK(block, CALL)                                                         \
-  switch (block) {                                                                            \
-    case 64: { constexpr int B = 64; CALL; } break;                                           \
-    case 128: { constexpr int B = 128; CALL; } break;                                         \
-    case 256: { constexpr int B = 256; CALL; } break;                                         \
-    case 512: { constexpr int B = 512; CALL; } break;                                         \
-    case 1024: { constexpr int B = 1024; CALL; } break;                                       \
-    default: throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024"); \
-  }
+// The block sizes the kernels whose block size is a template parameter are built for; a Pass's
+// block picks one (with_block).
+using Blocks = cudalab::int_list<64, 128, 256, 512, 1024>;
+template <typename F>
+void with_block(int block, F&& f) {
+  cudalab::dispatch(Blocks{}, block, "reduction: block", f);
+}
 
 // The block's total in thread 0 (other threads hold partial values): warp shuffles, one value
 // per warp through shared memory, then the first warp again.
@@ -330,7 +328,10 @@ __global__ void complete_unroll(const T* __restrict__ in, T* __restrict__ out, s
 
 template <typename T>
 void launch_complete_unroll(const Pass<T>& p) {
-  CUDALAB_FOR_BLOCK(p.block, (complete_unroll<T, B><<<p.grid, B, p.smem, p.stream>>>(p.src, p.dst, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    complete_unroll<T, B><<<p.grid, B, p.smem, p.stream>>>(p.src, p.dst, p.count);
+  });
 }
 
 // 7. Multiple elements per thread: a fixed grid (the GPU's resident blocks) and a grid-stride
@@ -360,7 +361,10 @@ __global__ void multi_element(const T* __restrict__ in, T* __restrict__ out, std
 
 template <typename T>
 void launch_multi_element(const Pass<T>& p) {
-  CUDALAB_FOR_BLOCK(p.block, (multi_element<T, B><<<p.grid, B, p.smem, p.stream>>>(p.src, p.dst, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    multi_element<T, B><<<p.grid, B, p.smem, p.stream>>>(p.src, p.dst, p.count);
+  });
 }
 
 // ---- modern steps ----
@@ -389,7 +393,10 @@ __global__ void warp_shuffle(const T* __restrict__ in, T* __restrict__ out, std:
 
 template <typename T>
 void launch_warp_shuffle(const Pass<T>& p) {
-  CUDALAB_FOR_BLOCK(p.block, (warp_shuffle<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    warp_shuffle<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count);
+  });
 }
 
 // 9. Cooperative groups: the same shuffle reduction through cg::reduce on 32-thread tiles.
@@ -410,7 +417,10 @@ __global__ void cooperative_groups_reduce(const T* __restrict__ in, T* __restric
 
 template <typename T>
 void launch_cooperative_groups_reduce(const Pass<T>& p) {
-  CUDALAB_FOR_BLOCK(p.block, (cooperative_groups_reduce<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    cooperative_groups_reduce<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count);
+  });
 }
 
 // A thread's share with 16-byte loads, four of them issued before any is added (64 bytes in
@@ -457,7 +467,10 @@ __global__ void vectorized(const T* __restrict__ in, T* __restrict__ out, std::s
 
 template <typename T>
 void launch_vectorized(const Pass<T>& p) {
-  CUDALAB_FOR_BLOCK(p.block, (vectorized<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    vectorized<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.dst, p.count);
+  });
 }
 
 // 11. Single pass: blocks publish their partial sums; the last block to finish (found with an
@@ -496,7 +509,10 @@ __global__ void single_pass(const T* __restrict__ in, T* __restrict__ partials, 
 
 template <typename T>
 void launch_single_pass(const Pass<T>& p) {
-  CUDALAB_FOR_BLOCK(p.block, (single_pass<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.partial, p.counter, p.result, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    single_pass<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.partial, p.counter, p.result, p.count);
+  });
 }
 
 // 12. Single pass with atomics: every block adds its partial to *out (zeroed before the
@@ -511,7 +527,10 @@ __global__ void single_pass_atomic(const T* __restrict__ in, T* out, std::size_t
 template <typename T>
 void launch_single_pass_atomic(const Pass<T>& p) {
   CUDA_CHECK(cudaMemsetAsync(p.result, 0, sizeof(T), p.stream));  // the blocks add into it
-  CUDALAB_FOR_BLOCK(p.block, (single_pass_atomic<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.result, p.count)));
+  with_block(p.block, [&](auto b) {
+    constexpr int B = decltype(b)::value;
+    single_pass_atomic<T, B><<<p.grid, B, 0, p.stream>>>(p.src, p.result, p.count);
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -627,9 +646,7 @@ std::string fallback(Variant v, const void* in) {
 template <typename T>
 int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, cudaStream_t stream) {
   if (n > ws.capacity_) throw std::invalid_argument("reduce: n exceeds the workspace capacity");
-  if (block < 64 || block > 1024 || (block & (block - 1)) != 0) {
-    throw std::invalid_argument("reduction: block must be 64, 128, 256, 512 or 1024");
-  }
+  cudalab::require(Blocks{}, block, "reduction: block");
   if (n == 0) {
     CUDA_CHECK(cudaMemsetAsync(ws.result_.data(), 0, sizeof(T), stream));
     return 0;
