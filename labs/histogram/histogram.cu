@@ -15,11 +15,14 @@
 #include <cub/device/device_histogram.cuh>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/math.hpp"
 #include "common/variants.hpp"
 #include "histogram.hpp"
@@ -35,6 +38,7 @@ constexpr std::size_t kCopiesBudget = 64 * 1024;   // shared memory for per-warp
 constexpr std::size_t kLanesBudget = 32 * 1024;    // shared memory for copies interleaved by lane
 constexpr std::size_t kClusterSlice = 32 * 1024;   // shared memory per block of a cluster
 constexpr int kMaxCluster = 8;        // the portable cluster size
+static_assert(kClusterSlice <= 48 * 1024, "a cluster's slice fits the default dynamic shared memory limit");
 
 // ---- 1. Global atomics: every key one atomicAdd on the global bins (done in L2) ----
 template <typename K>
@@ -250,28 +254,12 @@ struct Args {
   cudaStream_t stream;
 };
 
-struct DeviceLimits {
-  int sms = 0;
-  std::size_t smem_optin = 0;  // dynamic shared memory one block may ask for
-  bool clusters = false;       // compute capability 9.0 or later
-};
+using DeviceLimits = cudalab::LaunchLimits;
 
-DeviceLimits device_limits() {
-  int device = 0, sms = 0, optin = 0, major = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return {sms, static_cast<std::size_t>(optin), major >= 9};
-}
-
-// Blocks of `kernel` with `smem` bytes of dynamic shared memory that fit on one SM (the
-// attribute that lets it ask past 48 KB is set first).
+// Blocks of `kernel` with `smem` bytes of dynamic shared memory that fit on one SM (at least 1),
+// from the per-device cache: no query inside a timed launch.
 int blocks_per_sm(const void* kernel, std::size_t smem) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem));
-  return std::max(blocks, 1);
+  return std::max(cudalab::resident_blocks(kernel, kBlock, smem), 1);
 }
 
 // A grid that fills the GPU once (every block then walks the keys with a stride), but no more
@@ -378,7 +366,6 @@ void launch_cluster(Launch& l, const Args<K>& a, const DeviceLimits& d) {
   l.copies = 1;
   l.cluster = cluster;
   const void* kernel = reinterpret_cast<const void*>(cluster_dsm<K>);
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   cudaLaunchConfig_t config{};
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeClusterDimension;
@@ -388,9 +375,17 @@ void launch_cluster(Launch& l, const Args<K>& a, const DeviceLimits& d) {
   config.dynamicSmemBytes = smem;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  int clusters = 0;  // clusters that fit on the GPU at once
-  config.gridDim = dim3(static_cast<unsigned>(cluster));
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  // clusters that fit on the GPU at once, queried once per (device, cluster, slice): not in a timed launch
+  static std::map<std::tuple<int, int, std::size_t>, int> fitting;
+  const auto key = std::make_tuple(d.device, cluster, smem);
+  auto fit = fitting.find(key);
+  if (fit == fitting.end()) {
+    config.gridDim = dim3(static_cast<unsigned>(cluster));
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
+    fit = fitting.emplace(key, n).first;
+  }
+  const int clusters = fit->second;
   const std::size_t wanted = cudalab::ceil_div<std::size_t>(cudalab::ceil_div(a.n, std::size_t{kBlock} * 16), cluster);
   const std::size_t groups = std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(std::max(clusters, 1)));
   l.blocks = static_cast<unsigned>(groups) * static_cast<unsigned>(cluster);
@@ -436,7 +431,7 @@ Launch run(Variant v, const K* keys, std::size_t n, unsigned bins, unsigned* his
   }
   const Row<K>& row = cudalab::row_of(ladder<K>(), v, "histogram");
   Launch l;
-  row.launch(l, {keys, n, bins, hist, stream}, device_limits());
+  row.launch(l, {keys, n, bins, hist, stream}, cudalab::launch_limits());
   return l;
 }
 

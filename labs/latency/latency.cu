@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/timer.hpp"
 #include "reference.hpp"
 
@@ -218,10 +219,8 @@ SharedThroughput shared_load_throughput(long long rounds) {
   if (rounds < 1) throw std::invalid_argument("shared_load_throughput: rounds >= 1");
   SharedThroughput t;
   t.rounds = rounds;
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, shared_throughput_kernel, t.threads, 0));
+  const int sms = cudalab::launch_limits().sms;
+  t.blocks_per_sm = cudalab::resident_blocks(shared_throughput_kernel, t.threads);
   if (t.blocks_per_sm < 1) throw std::runtime_error("shared_load_throughput: a 1024-thread block does not fit on an SM");
   t.blocks = sms * t.blocks_per_sm;  // one wave: every block resident from the start
   cudalab::DeviceBuffer<std::uint32_t> sums(static_cast<std::size_t>(t.blocks) * t.threads);

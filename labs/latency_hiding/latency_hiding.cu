@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "reference.hpp"
@@ -16,23 +17,13 @@
 namespace latency_hiding {
 namespace {
 
-int sm_count() {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-int max_warps_per_sm() {
-  int device = 0, threads = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  return threads / 32;
-}
-// Throws unless `blocks_per_sm` blocks of `threads` of `kernel` fit on an SM at once.
+int sm_count() { return cudalab::launch_limits().sms; }
+int max_warps_per_sm() { return cudalab::launch_limits().max_warps_per_sm; }
+// Throws unless `blocks_per_sm` blocks of `threads` of `kernel` fit on an SM at once (the
+// per-device cache: no query inside a timed launch).
 template <typename Kernel>
 void require_resident(Kernel kernel, int threads, int blocks_per_sm, const char* what) {
-  int fit = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0));
+  const int fit = cudalab::resident_blocks(kernel, threads);
   if (fit < blocks_per_sm) {
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(blocks_per_sm) + " blocks of " +
                                 std::to_string(threads) + " threads do not fit on an SM at once (" + std::to_string(fit) +
@@ -164,9 +155,7 @@ LoadPoint load_point_of(cudalab::Benchmarker& bench, const ReadSet& set, int war
 template <int Loads, typename V>
 bool load_point_fits_of(int warps_per_sm) {
   const Shape s = shape_for(warps_per_sm, "load_point", kReadBlockWarps);
-  int fit = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, read_kernel<Loads, V>, s.threads, 0));
-  return fit >= s.blocks_per_sm;
+  return cudalab::resident_blocks(read_kernel<Loads, V>, s.threads) >= s.blocks_per_sm;
 }
 // What the read kernel is built for: loads per thread, and the load's type by its width in bytes.
 using ReadLoads = cudalab::int_list<1, 2, 4, 8, 16>;
@@ -386,7 +375,7 @@ KernelFacts mystery_facts(Flaws f) {
   KernelFacts k;
   k.registers = attr.numRegs;
   k.shared_bytes = static_cast<int>(attr.sharedSizeBytes);
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, mystery_function(f), kMysteryThreads, 0));
+  k.blocks_per_sm = cudalab::resident_blocks(mystery_function(f), kMysteryThreads);
   k.occupancy = static_cast<double>(k.blocks_per_sm) * kMysteryThreads / 32 / max_warps_per_sm();
   return k;
 }

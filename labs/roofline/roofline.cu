@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/device_buffer.hpp"
 #include "common/timer.hpp"
 #include "common/vector_types.cuh"
@@ -276,11 +277,7 @@ namespace {
 // block runs from start to end (0 when none fits).
 template <typename Kernel>
 int one_wave(Kernel kernel, int threads) {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-  return sms * per_sm;
+  return cudalab::launch_limits().sms * cudalab::resident_blocks(kernel, threads);
 }
 // The SM clock while a kernel ran: its longest block's clock64 cycles over the event time.
 double clock_hz_of(const std::vector<long long>& cycles, double ms) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/device_buffer.hpp"
 #include "common/hopper.cuh"
 #include "common/timer.hpp"
@@ -70,11 +71,8 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_peak_kernel(float* out, lon
 TensorPeak tensor_peak_bf16_wgmma(int iters) {
   if (iters < 1 || iters > (1 << 18)) throw std::invalid_argument("tensor_peak_bf16_wgmma: 1 <= iters <= 2^18");
   TensorPeak peak;
-  int device = 0, major = 0, minor = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const cudalab::LaunchLimits& d = cudalab::launch_limits();
+  const int major = d.cc_major, minor = d.cc_minor, sms = d.sms;
   if (major != 9 || minor != 0) return peak;  // sm_90a machine code runs on compute capability 9.0 only
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, wgmma_peak_kernel) != cudaSuccess) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/device_facts.hpp"
 #include "common/variants.hpp"
 #include "common/math.hpp"
@@ -183,9 +184,7 @@ const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "vec_add"); }
 CUDALAB_VARIANTS_FROM(Variant, ladder())
 
 int fixed_grid_blocks_per_sm(Variant v, int block) {
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, row_of(v).occupancy_kernel, block, 0));
-  return blocks;
+  return cudalab::resident_blocks(row_of(v).occupancy_kernel, block);
 }
 
 cudalab::LaunchGeometry geometry(Variant v, std::size_t n, int block, int sm_count, int blocks_per_sm) {

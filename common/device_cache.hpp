@@ -1,0 +1,36 @@
+#pragma once
+// What launchers ask of the device, queried once per device and then read from memory, so that a
+// launch inside a timed loop makes no attribute or occupancy query (each is a call into the
+// driver, some microseconds, timed with the kernel if it sits in the launch).
+//
+//   const cudalab::LaunchLimits& d = cudalab::launch_limits();   // the current device's
+//   int per_sm = cudalab::resident_blocks(kernel, 256, smem);     // cudaOccupancy..., cached
+#include <cstddef>
+
+namespace cudalab {
+
+struct LaunchLimits {
+  int device = 0;
+  int sms = 0;
+  int cc_major = 0, cc_minor = 0;
+  int max_threads_per_sm = 0;
+  int max_warps_per_sm = 0;     // max_threads_per_sm / 32
+  std::size_t smem_optin = 0;   // dynamic shared memory one block may ask for after opting in
+  bool clusters = false;        // thread-block clusters: compute capability 9.0 and later
+};
+
+// The limits of the current device (cudaGetDevice), queried on its first use.
+const LaunchLimits& launch_limits();
+
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor(kernel, threads, dynamic_smem) on the current
+// device, queried once per (device, kernel, threads, dynamic_smem). A kernel asking for more than
+// 48 KB of dynamic shared memory is opted in first (allow_dynamic_shared_memory, common/cuda_check:
+// the limit is raised to the largest amount asked so far, never lowered).
+int resident_blocks(const void* kernel, int threads, std::size_t dynamic_smem = 0);
+
+template <typename Kernel>
+int resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) {
+  return resident_blocks(reinterpret_cast<const void*>(kernel), threads, dynamic_smem);
+}
+
+}  // namespace cudalab
