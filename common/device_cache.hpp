@@ -1,7 +1,9 @@
 #pragma once
-// What launchers ask of the device, queried once per device and then read from memory, so that a
-// launch inside a timed loop makes no attribute or occupancy query (each is a call into the
-// driver, some microseconds, timed with the kernel if it sits in the launch).
+// The one per-device cache of the suite: what launchers ask of the device (the SMs that size a
+// grid-stride or split-K grid, the occupancy that sizes a fixed grid), queried once per device and
+// then read from memory, so that a launch inside a timed loop makes no attribute or occupancy
+// query (each is a call into the driver, some microseconds, timed with the kernel if it sits in
+// the launch).
 //
 //   const cudalab::LaunchLimits& d = cudalab::launch_limits();   // the current device's
 //   int per_sm = cudalab::resident_blocks(kernel, 256, smem);     // cudaOccupancy..., cached

@@ -177,16 +177,4 @@ void select_device(int ordinal) {
   CUDA_CHECK(cudaSetDevice(ordinal));
 }
 
-const DeviceShape& current_device_shape() {
-  static DeviceShape cache[64];
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  DeviceShape& s = cache[device % 64];
-  if (s.sm_count == 0) {
-    CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&s.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  }
-  return s;
-}
-
 }  // namespace cudalab

@@ -101,13 +101,6 @@ int usable_device_count(std::string* why_not = nullptr);
 // Reads every fact with cudaGetDeviceProperties / cudaDeviceGetAttribute. Throws CudaError.
 DeviceFacts query_device(int ordinal);
 
-// The current device's SM count and resident threads per SM, read once per device ordinal and
-// cached: what a launcher sizing a grid-stride or split-K grid needs inside a timed loop.
-struct DeviceShape {
-  int sm_count = 0, threads_per_sm = 0;
-};
-const DeviceShape& current_device_shape();
-
 // Makes `ordinal` the current device. Throws NoDeviceError when no device is usable and
 // UsageError when the ordinal does not exist.
 void select_device(int ordinal);

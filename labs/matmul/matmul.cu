@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/device_cache.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_facts.hpp"
 #include "common/device_buffer.hpp"
@@ -691,7 +692,7 @@ double plan_time(const AsyncConfig& c, int splits, int chunk, bool fringe, int m
 }
 
 AsyncPlan async_plan_for(int m, int n, int k) {
-  const double sms = cudalab::current_device_shape().sm_count;
+  const double sms = cudalab::launch_limits().sms;
   AsyncPlan best{nullptr, 1, k, false};
   double best_time = 0;
   for (const AsyncConfig& c : async_configs()) {

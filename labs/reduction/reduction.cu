@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/device_cache.hpp"
 #include "common/cuda_check.hpp"
 #include "common/dispatch.hpp"
 #include "common/device_facts.hpp"
@@ -606,8 +607,8 @@ std::size_t grid_for(const GridRule& rule, std::size_t count, int block) {
   const auto b = static_cast<std::size_t>(block);
   std::size_t grid = cudalab::ceil_div(count, static_cast<std::size_t>(rule.elements_per_thread) * b);
   if (rule.capped_at_resident) {
-    const cudalab::DeviceShape& shape = cudalab::current_device_shape();
-    grid = std::min(grid, static_cast<std::size_t>(shape.sm_count) * (static_cast<std::size_t>(shape.threads_per_sm) / b));
+    const cudalab::LaunchLimits& d = cudalab::launch_limits();
+    grid = std::min(grid, static_cast<std::size_t>(d.sms) * (static_cast<std::size_t>(d.max_threads_per_sm) / b));
   }
   return std::max<std::size_t>(grid, 1);
 }

@@ -209,7 +209,7 @@ Plan make_plan(Variant v, std::size_t n, int block) {
   p.n = n;
   p.block = block;
   const bool fixed = row_of(v).per_vector > 0;
-  p.geometry = geometry(v, n, block, fixed ? cudalab::current_device_shape().sm_count : 0, fixed ? fixed_grid_blocks_per_sm(v, block) : 0);
+  p.geometry = geometry(v, n, block, fixed ? cudalab::launch_limits().sms : 0, fixed ? fixed_grid_blocks_per_sm(v, block) : 0);
   return p;
 }
 
