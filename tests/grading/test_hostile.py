@@ -52,7 +52,17 @@ class RegionBodies(unittest.TestCase):
     def test_every_solution_is_accepted(self):
         for rs in suite.find_regions().values():
             for r in rs:
-                self.assertEqual(regions.check_body(r.solution), [], r.id)
+                self.assertEqual(regions.check_body(r.solution, r.id), [], r.id)
+
+    def test_a_region_may_not_call_the_suites_own_answer(self):
+        # exercise 74 is graded against common/occupancy_calc's compute(): a body that calls it
+        # does none of the work, however it spells the call; other regions may use the name
+        body = ["  const auto c = cudalab::occupancy::compute(gpu, k);", "  r.resident_blocks = c.resident_blocks;"]
+        self.assertTrue(any("compute" in p for p in regions.check_body(body, "occupancy.calculator")))
+        aliased = ["  const auto f = &occ::compute;", "  r.resident_blocks = f(gpu, k).resident_blocks;"]
+        self.assertTrue(regions.check_body(aliased, "occupancy.calculator"))
+        self.assertEqual(regions.check_body(body, "vec_add.naive"), [])
+        self.assertEqual(regions.check_body(["  r.compute = 1;"], "occupancy.calculator"), [])  # a member
 
     def test_every_task_has_a_baseline_the_region_check_takes(self):
         # scripts/grade_baseline.py grades these on a GPU (each must score 0); here: one of each
@@ -65,7 +75,7 @@ class RegionBodies(unittest.TestCase):
             chosen = baselines.bodies(kind)
             self.assertGreaterEqual(len(chosen), len(tasks) - 1, kind)
             for rid, body in chosen.items():
-                self.assertEqual(regions.check_body(body), [], (rid, kind))
+                self.assertEqual(regions.check_body(body, rid), [], (rid, kind))
 
     def test_the_check_is_linear_in_the_length_of_a_body(self):
         body = ["  (void)(1" + "'1" * 120000 + ");"]  # 240 kB on one line, under the size bound

@@ -148,6 +148,12 @@ DENIED = frozenset("""
     asm __asm __asm__ _Pragma __attribute__ __declspec extern namespace
 """.split())
 DENIED_PREFIXES = ("__builtin_",)
+# Names a region may not use because the suite already computes that task's answer with them: a
+# body that calls the lab's own calculator does none of the work (occupancy.calculator is the
+# notes' exercise 74, graded against common/occupancy_calc's compute()).
+DENIED_IN_REGION = {
+    "occupancy.calculator": frozenset({"compute", "spec_from_attributes"}),
+}
 MAX_BODY_BYTES = 256 << 10  # a region is a function body; the largest solution is a few KiB
 ENCODING_PREFIX = re.compile(r"(?:u8|u|U|L)$")
 TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
@@ -288,10 +294,12 @@ def tokens(text):
     return out, problems
 
 
-def check_body(lines):
+def check_body(lines, region_id=None):
     """The reasons a submitted region body is refused; an empty list when it may be spliced. The
     body is read as the compiler reads it (`tokens`): the same line breaks, comments, literals,
-    digit separators and digraphs, so what is checked is what is compiled."""
+    digit separators and digraphs, so what is checked is what is compiled. With `region_id`, the
+    names that region may not use (DENIED_IN_REGION) are refused too."""
+    own = DENIED_IN_REGION.get(region_id, frozenset())
     text = "\n".join(lines)
     if len(text.encode("utf-8", "replace")) > MAX_BODY_BYTES:
         return [f"the region is {len(text.encode('utf-8', 'replace'))} bytes; a region may hold {MAX_BODY_BYTES}"]
@@ -302,6 +310,8 @@ def check_body(lines):
             member = previous is not None and previous[0] == "punct" and previous[1] in (".", "->")
             if not member and (value in DENIED or value.startswith(DENIED_PREFIXES)):
                 problems.append(f"line {n}: '{value}' is not allowed in a student region")
+            elif not member and value in own:
+                problems.append(f"line {n}: '{value}' computes this task's answer for you; write it yourself")
         elif kind == "punct":
             if value in "([{":
                 stack.append((value, n))
@@ -362,7 +372,7 @@ def splice(pristine_text, pristine_regions, submitted_text, path):
         if s is None:
             result[r.id] = outcome(NOT_TAKEN, "the region is missing from the submitted file")
             continue
-        problems = check_body(s.solution)
+        problems = check_body(s.solution, r.id)
         if problems:
             result[r.id] = outcome(REJECTED, "; ".join(problems[:5]))
             continue
