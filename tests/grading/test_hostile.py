@@ -64,6 +64,31 @@ class RegionBodies(unittest.TestCase):
         self.assertEqual(regions.check_body(body, "vec_add.naive"), [])
         self.assertEqual(regions.check_body(["  r.compute = 1;"], "occupancy.calculator"), [])  # a member
 
+    def test_a_region_may_not_call_a_library_that_solves_its_task(self):
+        # scan, reduction and histogram include CUB for their yardstick, so a body there could
+        # call it without an #include; the same for the algorithms that do a reduction or scan
+        cheats = {
+            "reduction.smem": ["  using R = cub::BlockReduce<T, 256>;", "  __shared__ typename R::TempStorage t;",
+                               "  const T s = R(t).Sum(in[blockIdx.x * 256 + threadIdx.x]);"],
+            "reduction.warp_shuffle": ["  T v = cg::reduce(warp, x, cg::plus<T>());"],
+            "scan.kogge_stone": ["  incl = cooperative_groups::inclusive_scan(tile, x);"],
+            "scan.brent_kung": ["  thrust::exclusive_scan(thrust::device, s, s + 2 * B, s);"],
+            "histogram.shared_private": ["  cub::BlockHistogram<int, 256, 4, 256> h(tmp);"],
+            "matmul.smem_tile": ["  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 8, float> acc;"],
+            "hello.vec_add_raw": ["  cublasSaxpy(h, n, &one, x, 1, y, 1);"],
+            "occupancy.calculator": ["  r.resident_blocks = std::accumulate(v.begin(), v.end(), 0);"],
+            "device_query.residency": ["  const auto c = cudalab::occupancy::compute(gpu, k);"],
+            "transfers.issue_chunk": ["  end_to_end_ms(p.a, p.b, p.c, p.d_a, p.d_b, p.d_c, p.n);"],
+            "mem_spaces.warp_atomic": ["  const int s = __reduce_add_sync(0xffffffffu, v);"],
+            "reduction.single_pass": ["  v = __reduce_add_sync(0xffffffffu, v);"],
+        }
+        for rid, body in cheats.items():
+            self.assertTrue(regions.check_body(body, rid), rid)
+        # the same words as members, or the warp intrinsic outside the labs that teach its loop
+        self.assertEqual(regions.check_body(["  x.cub = t.reduce;", "  p->cublas_handle = 0;"], "reduction.smem"), [])
+        self.assertEqual(regions.check_body(["  const int s = __reduce_add_sync(0xffffffffu, v);"], "vec_add.naive"), [])
+        self.assertEqual(regions.check_body(["  end_to_end_ms(0);"], "vec_add.naive"), [])
+
     def test_every_task_has_a_baseline_the_region_check_takes(self):
         # scripts/grade_baseline.py grades these on a GPU (each must score 0); here: one of each
         # kind per task, or None with the reason in baselines.py, and none refused before it is

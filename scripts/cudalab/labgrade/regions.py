@@ -148,12 +148,38 @@ DENIED = frozenset("""
     asm __asm __asm__ _Pragma __attribute__ __declspec extern namespace
 """.split())
 DENIED_PREFIXES = ("__builtin_",)
+# Libraries that already hold a finished answer to a course task, in every region: CUB's block,
+# warp and device reductions, scans and histograms (scan, reduction and histogram include CUB for
+# the yardstick they measure against, so a body in those files could call it without an
+# #include), Thrust, CUTLASS and CuTe, the WMMA API (an FP32 task done on TF32 Tensor Cores), and
+# cuBLAS with the other math libraries. And the algorithms, standard or cooperative groups', that
+# do a whole reduction or scan in one call. No task's solution names any of them: a region writes
+# the algorithm it is graded on.
+DENIED_LIBRARIES = frozenset("cub thrust cutlass cute nvcuda".split())
+DENIED_LIBRARY_PREFIXES = ("cublas", "cusparse", "cufft", "cusolver", "curand", "cudnn", "nvjpeg", "npp")
+DENIED_ALGORITHMS = frozenset("""
+    reduce inclusive_scan exclusive_scan accumulate partial_sum transform_reduce
+    transform_inclusive_scan transform_exclusive_scan
+""".split())
 # Names a region may not use because the suite already computes that task's answer with them: a
 # body that calls the lab's own calculator does none of the work (occupancy.calculator is the
-# notes' exercise 74, graded against common/occupancy_calc's compute()).
+# notes' exercise 74, graded against common/occupancy_calc's compute()). A key is a region id or
+# a lab (every region of it).
+WARP_REDUCE = frozenset("__reduce_add_sync __reduce_min_sync __reduce_max_sync".split())  # sm_80's one-instruction warp sums
 DENIED_IN_REGION = {
     "occupancy.calculator": frozenset({"compute", "spec_from_attributes"}),
+    "device_query.residency": frozenset({"compute", "spec_from_attributes"}),
+    "transfers.issue_chunk": frozenset({"run_overlap", "end_to_end_ms", "time_alone", "run_unified"}),
+    "reduction": WARP_REDUCE,             # the tasks are the shared-memory tree and the shuffle ladder
+    "mem_spaces.warp_atomic": WARP_REDUCE,  # the task is the shuffle sum before one atomic per warp
 }
+
+
+def denied_in(region_id):
+    """The names a region may not use beyond DENIED: its own entry and its lab's."""
+    if not region_id:
+        return frozenset()
+    return DENIED_IN_REGION.get(region_id, frozenset()) | DENIED_IN_REGION.get(region_id.split(".")[0], frozenset())
 MAX_BODY_BYTES = 256 << 10  # a region is a function body; the largest solution is a few KiB
 ENCODING_PREFIX = re.compile(r"(?:u8|u|U|L)$")
 TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
@@ -298,8 +324,9 @@ def check_body(lines, region_id=None):
     """The reasons a submitted region body is refused; an empty list when it may be spliced. The
     body is read as the compiler reads it (`tokens`): the same line breaks, comments, literals,
     digit separators and digraphs, so what is checked is what is compiled. With `region_id`, the
-    names that region may not use (DENIED_IN_REGION) are refused too."""
-    own = DENIED_IN_REGION.get(region_id, frozenset())
+    names that region or its lab may not use (DENIED_IN_REGION) are refused too; in every region,
+    the libraries and algorithms that hold a task's answer (DENIED_LIBRARIES, DENIED_ALGORITHMS)."""
+    own = denied_in(region_id)
     text = "\n".join(lines)
     if len(text.encode("utf-8", "replace")) > MAX_BODY_BYTES:
         return [f"the region is {len(text.encode('utf-8', 'replace'))} bytes; a region may hold {MAX_BODY_BYTES}"]
@@ -310,7 +337,10 @@ def check_body(lines, region_id=None):
             member = previous is not None and previous[0] == "punct" and previous[1] in (".", "->")
             if not member and (value in DENIED or value.startswith(DENIED_PREFIXES)):
                 problems.append(f"line {n}: '{value}' is not allowed in a student region")
-            elif not member and value in own:
+            elif not member and (value in DENIED_LIBRARIES or value.startswith(DENIED_LIBRARY_PREFIXES)):
+                problems.append(f"line {n}: '{value}' is a library that already solves the course's tasks; "
+                                "write the algorithm yourself")
+            elif not member and (value in own or value in DENIED_ALGORITHMS):
                 problems.append(f"line {n}: '{value}' computes this task's answer for you; write it yourself")
         elif kind == "punct":
             if value in "([{":
