@@ -1,27 +1,109 @@
 #!/usr/bin/env bash
-# Full check on a machine with a GPU: build (release preset), the whole ctest suite (none of
-# it may be skipped), and scripts/sanitize.sh. Logs go to OUTDIR (default: build/verify).
-# Exits non-zero if a test fails, a GPU test is skipped, or a sanitizer reports an error.
+# The acceptance run on a machine with a GPU: what an instructor runs on a new machine, and what
+# every change that touches a GPU is held to. Logs go to --out (default build/verify).
 #
-#   scripts/verify-gpu.sh [OUTDIR]
+#   scripts/verify-gpu.sh [--out DIR] [--fresh-runs N [--limit S]] [--baseline] [--class-rate]
+#                         [--bench [--against OLD.json]] [--no-suite]
+#
+# Always (unless --no-suite): build (release preset), the whole ctest suite (none of it may be
+#   skipped), then scripts/sanitize.sh.
+# --fresh-runs N  N copies of this tree as a fresh clone has it (tracked and unignored files; no
+#                 build folder), each configured, built and tested from nothing with the README's
+#                 test command (cmake --workflow --preset test), one after another and timed. A run
+#                 fails when a test fails or is skipped, or when it takes more than S seconds
+#                 (--limit, default 60). DIR/fresh-runs.txt: a line per run.
+# --baseline      scripts/grade_baseline.py: per task, bodies that do no work must score 0.
+# --class-rate    scripts/grade_bench.py --copies 4 --per-gpu 4 --jobs 16: submissions an hour,
+#                 and every copy's per-task scores equal to its kind's graded alone.
+# --bench         scripts/bench.py, then its --ratios beside --against (default: the newest
+#                 result under docs/bench), so a ratio that fell is seen in the same log.
+# Exit codes: 0 everything asked for passed, 1 something failed, 2 usage error, 77 no GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-build/verify}"
-mkdir -p "$out"
+root=$(pwd)
+out="" fresh=0 limit=60 baseline=0 class=0 bench=0 against="" suite=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --out) out="${2:?--out needs a folder}"; shift 2 ;;
+    --fresh-runs) fresh="${2:?--fresh-runs needs a count}"; shift 2 ;;
+    --limit) limit="${2:?--limit needs seconds}"; shift 2 ;;
+    --baseline) baseline=1; shift ;;
+    --class-rate) class=1; shift ;;
+    --bench) bench=1; shift ;;
+    --against) against="${2:?--against needs a result}"; shift 2 ;;
+    --no-suite) suite=0; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -*) echo "verify-gpu: error: unknown option $1" >&2; exit 2 ;;
+    *) [[ -z "$out" ]] || { echo "verify-gpu: error: one output folder, got $out and $1" >&2; exit 2; }
+       out="$1"; shift ;;  # the older form: verify-gpu.sh OUTDIR
+  esac
+done
+[[ "$fresh" =~ ^[0-9]+$ ]] || { echo "verify-gpu: error: --fresh-runs must be a count, got '$fresh'" >&2; exit 2; }
+[[ "$limit" =~ ^[1-9][0-9]*$ ]] || { echo "verify-gpu: error: --limit must be whole seconds, got '$limit'" >&2; exit 2; }
+[[ -z "$against" || -r "$against" ]] || { echo "verify-gpu: error: cannot read $against" >&2; exit 2; }
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q "^GPU" ||
+  { echo "verify-gpu: skipped: no GPU (nvidia-smi lists none)"; exit 77; }
+out="${out:-build/verify}"
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 status=0
+skipped() { grep -E "\(Skipped\)|Not Run" "$1"; }
 
-echo "== build"
-{ cmake --preset release && cmake --build --preset release -j "$(nproc)"; } >"$out/build.log" 2>&1 ||
-  { tail -40 "$out/build.log"; exit 1; }
-
-echo "== ctest"
-ctest --preset release -j 8 -LE sanitize >"$out/ctest.log" 2>&1 || status=1
-tail -4 "$out/ctest.log"
-if grep -q "(Skipped)" "$out/ctest.log"; then
-  echo "some tests were skipped on a GPU machine:"; grep "(Skipped)" "$out/ctest.log"; status=1
+if [[ $suite -eq 1 ]]; then
+  echo "== build"
+  { cmake --preset release && cmake --build --preset release -j "$(nproc)"; } >"$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
+  echo "== ctest"
+  ctest --preset release -j 8 -LE sanitize >"$out/ctest.log" 2>&1 || status=1
+  tail -4 "$out/ctest.log"
+  if skipped "$out/ctest.log" >/dev/null; then
+    echo "some tests were skipped on a GPU machine:"; skipped "$out/ctest.log"; status=1
+  fi
+  echo "== compute-sanitizer"
+  scripts/sanitize.sh --build-dir build --out "$out/sanitize" || status=1
 fi
 
-echo "== compute-sanitizer"
-scripts/sanitize.sh --build-dir build --out "$out/sanitize" || status=1
+if [[ $fresh -gt 0 ]]; then
+  echo "== $fresh fresh runs of: cmake --workflow --preset test (limit ${limit} s each)"
+  : >"$out/fresh-runs.txt"
+  for i in $(seq 1 "$fresh"); do
+    copy=$(mktemp -d "${TMPDIR:-/tmp}/cudalab-fresh-$i.XXXXXX")
+    git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$copy"
+    start=$(date +%s%N)
+    (cd "$copy" && cmake --workflow --preset test) >"$out/fresh-$i.log" 2>&1
+    rc=$?
+    ms=$((($(date +%s%N) - start) / 1000000))
+    line="run $i: rc $rc, $((ms / 1000)).$(printf %03d $((ms % 1000))) s, $(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$out/fresh-$i.log" | tail -1)"
+    [[ $rc -eq 0 ]] || { line+=", FAILED"; status=1; }
+    skipped "$out/fresh-$i.log" >/dev/null && { line+=", a test was skipped"; status=1; }
+    [[ $ms -le $((limit * 1000)) ]] || { line+=", over ${limit} s"; status=1; }
+    echo "$line" | tee -a "$out/fresh-runs.txt"
+    rm -rf "$copy"
+  done
+fi
+
+if [[ $baseline -eq 1 ]]; then
+  echo "== grade_baseline (every task must score 0 for a body that does no work)"
+  python3 scripts/grade_baseline.py --out "$out/baseline" >"$out/baseline.log" 2>&1 || status=1
+  tail -25 "$out/baseline.log"
+fi
+
+if [[ $class -eq 1 ]]; then
+  echo "== grade_bench (the grading rate)"
+  python3 scripts/grade_bench.py --out "$out/class" --copies 4 --per-gpu 4 --jobs 16 >"$out/class.log" 2>&1 ||
+    status=1
+  tail -30 "$out/class.log"
+fi
+
+if [[ $bench -eq 1 ]]; then
+  echo "== bench"
+  python3 scripts/bench.py --build-dir build --out "$out/bench" >"$out/bench.log" 2>&1 || status=1
+  result=$(ls -t "$out"/bench/*.json 2>/dev/null | head -1)
+  against="${against:-$(ls "$root"/docs/bench/*.json 2>/dev/null | sort | tail -1)}"
+  if [[ -n "$result" ]]; then
+    python3 scripts/bench.py --ratios "$result" ${against:+--against "$against"} | tee "$out/ratios.txt"
+  else
+    echo "bench wrote no result:"; tail -10 "$out/bench.log"; status=1
+  fi
+fi
 
 exit $status
