@@ -9,24 +9,18 @@
 
 #include <fmt/format.h>
 
-#include "common/bandwidth.hpp"
-#include "common/check.hpp"
 #include "common/cli.hpp"
-#include "common/cuda_check.hpp"
-#include "common/device_buffer.hpp"
-#include "common/device_facts.hpp"
-#include "common/ladder.hpp"
+#include "common/driver.hpp"
 #include "common/lab_main.hpp"
 #include "common/report.hpp"
-#include "common/timer.hpp"
 #include "common/variants.hpp"
+#include "problem.hpp"
 #include "reference.hpp"
 #include "transpose.hpp"
 
 namespace {
 
 using cudalab::Value;
-using transpose::Variant;
 
 struct Options {
   cudalab::CommonOptions common;
@@ -34,45 +28,6 @@ struct Options {
   std::int64_t rows = 8192, cols = 8192;
   int accesses = 4096;
 };
-
-int ladder(cudalab::Report& report, const Options& o, const cudalab::DeviceFacts& facts) {
-  const int rows = static_cast<int>(o.rows), cols = static_cast<int>(o.cols);
-  const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-  const std::vector<float> in = transpose::make_input(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
-  const std::vector<float> expected = transpose::reference(in, static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
-  cudalab::DeviceBuffer<float> d_in(in), d_out(n);
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  std::vector<cudalab::Rung> rungs;
-  cudalab::Table launches({{"variant", "variant"}, {"block", "block"}, {"threads_per_block", "threads/block"},
-                           {"elements_per_thread", "elements/thread"}, {"blocks", "blocks"}});
-  for (Variant v : cudalab::select_variants(transpose::all_variants(), transpose::variant_name, o.variant)) {
-    const transpose::LaunchShape l = transpose::launch_shape(v, rows, cols);
-    const double threads = static_cast<double>(l.blocks()) * l.threads_per_block();
-    launches.add_row({transpose::variant_name(v), fmt::format("{} x {}", l.block_x, l.block_y),
-                      static_cast<long long>(l.threads_per_block()), Value(static_cast<double>(n) / threads, 1),
-                      l.blocks()});
-    cudalab::Rung r;
-    r.name = transpose::variant_name(v);
-    r.bytes = 2.0 * static_cast<double>(n) * sizeof(float);
-    r.poison = [&d_out] { d_out.fill_bytes(0xFF); };
-    r.launch = [&, v] { transpose::launch(v, d_in.data(), d_out.data(), rows, cols); };
-    r.check = [&, v] {
-      const auto check = cudalab::check_exact(expected, d_out.download());
-      if (!check.ok()) {
-        std::fprintf(stderr, "transpose: %s is wrong: %s\n", transpose::variant_name(v).c_str(), check.summary().c_str());
-      }
-      return check.ok();
-    };
-    rungs.push_back(std::move(r));
-  }
-  report.heading("Launch configuration");
-  report.table("launch", launches);
-  const cudalab::LadderResult result = cudalab::run_ladder(bench, rungs);
-  cudalab::report_ladder(report, result, {facts.theoretical_bandwidth_gbps(), ceiling.gbps}, o.common.repeat);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-  return result.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
-}
 
 int banks(cudalab::Report& report, const Options& o) {
   report.heading("What a tile's column read costs, predicted: lane t reads row t of one column");
@@ -121,17 +76,18 @@ int run(int argc, char** argv) {
     throw cudalab::UsageError(fmt::format("{} x {} is more than 2^31 elements", o.rows, o.cols));
   }
 
-  cudalab::select_device(o.common.device);
-  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
   const double bytes = static_cast<double>(o.rows * o.cols) * sizeof(float);
   const std::string what = fmt::format("{} x {} floats", o.rows, o.cols);
-  cudalab::require_device_memory(2.0 * bytes, what);  // in and out
-  cudalab::require_host_memory(3.0 * bytes, what);    // the input, the CPU's answer, the GPU's
-  cudalab::Report report("transpose", o.common.json);
-  cudalab::report_setup(report, facts, "float", 0);  // the block of each variant: its launch row
-  report.field("shape", "input (rows x cols)", fmt::format("{} x {}", o.rows, o.cols));
-  const int a = ladder(report, o, facts);
-  const int b = banks(report, o);
+  cudalab::LabRun run("transpose", o.common, "float");  // the block of each variant: its launch row
+  cudalab::require_device_memory(4.0 * bytes, what);   // in, its two sets, out
+  cudalab::require_host_memory(5.0 * bytes, what);     // the two inputs, their answers, the GPU's
+  run.report().field("shape", "input (rows x cols)", fmt::format("{} x {}", o.rows, o.cols));
+  run.yardsticks();
+  transpose::Problem p(static_cast<int>(o.rows), static_cast<int>(o.cols), cudalab::Replays::kCaught);
+  run.report().heading("Launch configuration");
+  run.report().table("launch", p.launches(o.variant));
+  const int a = run.ladder(p.rungs(o.variant));
+  const int b = banks(run.report(), o);
   return a != cudalab::kExitSuccess ? a : b;
 }
 
