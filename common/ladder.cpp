@@ -300,7 +300,9 @@ int sweep_ladders(Report& report, const std::string& heading, const Yardsticks& 
   for (std::size_t n : sizes) {
     const LadderResult ladder = ladder_at(n);
     all_ok = all_ok && ladder.all_ok;
-    t.add(ladder, {{axis.key, axis.title, static_cast<long long>(n)}});
+    std::vector<Cell> lead{{axis.key, axis.title, static_cast<long long>(n)}};
+    if (axis.derived) lead.push_back({axis.derived_key, axis.derived_title, axis.derived(n)});
+    t.add(ladder, lead);
   }
   return report_sweep(report, heading, t, all_ok);
 }

@@ -195,6 +195,10 @@ int report_sweep(Report& report, const std::string& heading, const MeasurementTa
 struct SweepAxis {
   std::string key{"n"};
   std::string title{"N"};
+  // A second cell derived from the size, where a row needs it (rgba_split sweeps the side of a
+  // square image and reports its pixels too); none when `derived` is empty.
+  std::string derived_key{}, derived_title{};
+  std::function<long long(std::size_t)> derived{};
 };
 
 // The ladder at each of `sizes` (ladder_at(n)), its rows led by the size (N unless `axis` names

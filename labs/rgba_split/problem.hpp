@@ -1,0 +1,111 @@
+#pragma once
+// The rgba_split lab's problem, stated once for every variant (common/driver.hpp): one image on
+// the device and the CPU's four planes of it, 8 bytes moved per pixel, the poisoned planes (an
+// unwritten pixel fails the check), the byte-for-byte check, and the image's negative (every
+// byte 255 - v, whose planes are the negatives of the planes) as the second input set that
+// catches a replayed result.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/driver.hpp"
+#include "common/report.hpp"
+#include "common/variants.hpp"
+#include "device_planes.hpp"
+#include "reference.hpp"
+#include "rgba_split.hpp"
+
+namespace rgba_split {
+
+inline const char* const kPlaneNames[4] = {"r", "g", "b", "a"};
+
+// Compares the four planes; prints the first mismatch of each wrong plane as
+// "plane g: pixel (x, y): expected 17, got 0" on stderr. Returns true when all match.
+inline bool verify(const std::string& variant, const HostPlanes& expected, const HostPlanes& actual, std::size_t width) {
+  bool ok = true;
+  for (int c = 0; c < 4; ++c) {
+    const auto r = cudalab::check_exact(expected[c], actual[c], 1);
+    if (!r.ok()) {
+      ok = false;
+      const auto& m = r.first.front();
+      std::fprintf(stderr, "rgba_split: %s: plane %s: pixel (%zu, %zu): expected %d, got %d (%zu pixels differ)\n",
+                   variant.c_str(), kPlaneNames[c], m.index % width, m.index / width, static_cast<int>(m.expected),
+                   static_cast<int>(m.actual), r.mismatches);
+    }
+  }
+  return ok;
+}
+
+inline std::vector<std::uint8_t> negative(const std::vector<std::uint8_t>& v) {
+  std::vector<std::uint8_t> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<std::uint8_t>(255 - v[i]);
+  return out;
+}
+
+class Problem {
+ public:
+  Problem(const std::vector<std::uint8_t>& rgba, std::size_t width, std::size_t height, cudalab::Replays replays)
+      : width_(width), height_(height), pixels_(width * height), d_rgba_(rgba), d_planes_(pixels_) {
+    expected_[0] = reference_planes(rgba.data(), pixels_);
+    if (replays == cudalab::Replays::kCaught) {
+      for (int c = 0; c < 4; ++c) expected_[1][c] = negative(expected_[0][c]);
+      sets_ = std::make_unique<cudalab::InputSets>();
+      sets_->add(d_rgba_, negative(rgba));
+    }
+  }
+  Problem(const Problem&) = delete;  // its rungs hold references to it
+  Problem& operator=(const Problem&) = delete;
+
+  double bytes() const { return 8.0 * static_cast<double>(pixels_); }
+  double flops() const { return 0; }
+  void poison() { d_planes_.poison(); }
+  bool check(const std::string& variant) {
+    d_planes_.download(actual_, pixels_);
+    return verify(variant, cudalab::current_answer(sets_.get(), expected_[0], expected_[1]), actual_, width_);
+  }
+  cudalab::InputSets* replay_sets() { return sets_.get(); }
+
+  // One rung per chosen variant, with its fallback (the bytes a wide load could not cover).
+  std::vector<cudalab::Rung> rungs(const std::string& chosen) {
+    std::vector<cudalab::Rung> rungs;
+    for (Variant v : cudalab::select_variants(all_variants(), variant_name, chosen)) {
+      cudalab::Rung r = cudalab::problem_rung(*this, variant_name(v), [this, v] {
+        launch(v, d_rgba_.data(), d_planes_.view(), width_, height_);
+      });
+      r.fallback = fallback(v, d_rgba_.data(), d_planes_.view());
+      rungs.push_back(std::move(r));
+    }
+    return rungs;
+  }
+
+  // The launch of each chosen variant: what it changes, its blocks, threads and idle slots.
+  cudalab::Table launches(const std::string& chosen) const {
+    cudalab::Table t({{"variant", "variant"}, {"what", "what changes"}, {"blocks", "blocks"}, {"threads", "threads"},
+                      {"idle", "idle slots"}});
+    for (Variant v : cudalab::select_variants(all_variants(), variant_name, chosen)) {
+      const auto l = plan_launch(v, width_, height_);
+      t.add_row({variant_name(v), variant_summary(v), l.geometry.blocks(), l.geometry.threads(), l.geometry.idle_slots()});
+    }
+    return t;
+  }
+
+  // The planes of the last check, of the image as given (turned back if the negative was last).
+  HostPlanes planes() const {
+    if (!(sets_ && sets_->current() == 1)) return actual_;
+    HostPlanes out;
+    for (int c = 0; c < 4; ++c) out[c] = negative(actual_[c]);
+    return out;
+  }
+
+ private:
+  std::size_t width_, height_, pixels_;
+  HostPlanes expected_[2], actual_;
+  cudalab::DeviceBuffer<std::uint8_t> d_rgba_;
+  DevicePlanes d_planes_;
+  std::unique_ptr<cudalab::InputSets> sets_;
+};
+
+}  // namespace rgba_split
