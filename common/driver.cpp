@@ -52,4 +52,17 @@ int LabRun::sweep(const std::string& heading, const std::vector<std::size_t>& si
   return sweep_ladders(report_, heading, y, std::move(shape), sizes, ladder_at, axis);
 }
 
+int LabRun::section(const Section& s, const std::vector<Rung>& rungs) {
+  Yardsticks y;
+  if (s.roofs != Roofs::kNone) y.copy_gbps = yardsticks().copy_gbps;
+  if (s.roofs == Roofs::kPeakAndCopy) y.peak_gbps = yardsticks().peak_gbps;
+  LadderResult result = run_ladder(bench(), rungs);
+  if (s.after) s.after(result);
+  MeasurementTable t(y, s.shape);
+  t.add(result);
+  report_.heading(s.heading);
+  report_.table(s.key, t.table());
+  return ladder_exit_code(result);
+}
+
 }  // namespace cudalab

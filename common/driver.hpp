@@ -13,13 +13,16 @@
 // catches a replayed result. problem_rung() turns it plus one row (a variant's name and launch)
 // into a Rung of common/ladder.hpp, so a variant adds only what is its own (cells, a fallback).
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/check.hpp"
 #include "common/cli.hpp"
+#include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
 #include "common/ladder.hpp"
 #include "common/report.hpp"
@@ -31,6 +34,24 @@ namespace cudalab {
 // kernel that replays an earlier result is caught. A single run does; a sweep's many sizes time
 // one set each (the replay defence is the single run's, at the size a student asks for).
 enum class Replays { kCaught, kNotChecked };
+
+// Which ceilings a section's rows are set against: the theoretical DRAM bandwidth and the copy
+// ceiling of the run (a bandwidth experiment), the copy ceiling only (an experiment on useful
+// bytes, where the peak would flatter it), or none (the rows are times: atomics, local memory).
+enum class Roofs { kPeakAndCopy, kCopyOnly, kNone };
+
+// One section of a lab beside or instead of its main ladder (coalescing's stride, offset, layout
+// and mapping; mem_spaces' atomics): its rungs, run with the run's one Benchmarker, reported as the
+// table `key` under `heading` with the standard columns. `after` sees the result before it is
+// reported, for the cells that need the whole section (a row over another row's time, the bytes
+// a stride really moved).
+struct Section {
+  std::string key;
+  std::string heading;
+  Roofs roofs = Roofs::kPeakAndCopy;
+  RowsShape shape{false};
+  std::function<void(LadderResult&)> after{};
+};
 
 // The start-up, the yardsticks and the ending of a ladder lab's run.
 class LabRun {
@@ -64,6 +85,9 @@ class LabRun {
   int sweep(const std::string& heading, const std::vector<std::size_t>& sizes,
             const std::function<LadderResult(std::size_t)>& ladder_at, RowsShape shape = {},
             const SweepAxis& axis = {});
+  // Runs and reports one Section (the copy ceiling measured first where its roofs need it);
+  // returns its exit code.
+  int section(const Section& s, const std::vector<Rung>& rungs);
 
  private:
   CommonOptions common_;
@@ -94,6 +118,26 @@ Rung problem_rung(Problem& p, std::string name, std::function<void()> launch) {
   r.launch = std::move(launch);
   r.check = [&p, variant = r.name] { return p.check(variant); };
   if (InputSets* sets = p.replay_sets()) r.refresh = sets->refresh();
+  return r;
+}
+
+// A rung whose output is `out` and whose CPU answer is `expected`: poisoned with 0xFF bytes (a
+// NaN in every float, an impossible value in most ints), checked element by element
+// (check_exact), a mismatch named on stderr as "<lab>: <name> is wrong: <first mismatches>".
+// `out` and `expected` must outlive the rung.
+template <typename T>
+Rung exact_rung(const std::string& lab, std::string name, double bytes, DeviceBuffer<T>& out,
+                const std::vector<T>& expected, std::function<void()> launch) {
+  Rung r;
+  r.name = std::move(name);
+  r.bytes = bytes;
+  r.poison = [&out] { out.fill_bytes(0xFF); };
+  r.launch = std::move(launch);
+  r.check = [&out, &expected, lab, name = r.name] {
+    const auto check = check_exact(expected, out.download());
+    if (!check.ok()) std::fprintf(stderr, "%s: %s is wrong: %s\n", lab.c_str(), name.c_str(), check.summary().c_str());
+    return check.ok();
+  };
   return r;
 }
 

@@ -5,23 +5,18 @@
 //   ./labs/coalescing --section offset --offset 3     one offset against offset 0
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "coalescing.hpp"
-#include "common/bandwidth.hpp"
 #include "common/check.hpp"
 #include "common/cli.hpp"
-#include "common/cuda_check.hpp"
+#include "common/driver.hpp"
 #include "common/device_buffer.hpp"
-#include "common/device_facts.hpp"
-#include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/report.hpp"
-#include "common/timer.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -38,31 +33,7 @@ struct Options {
 
 bool wants(const Options& o, const char* s) { return o.section == "all" || o.section == s; }
 
-// A rung whose output is `out` (n floats) and whose CPU answer is `expected`.
-cudalab::Rung rung(const std::string& name, double useful_bytes, cudalab::DeviceBuffer<float>& out,
-                   const std::vector<float>& expected, std::function<void()> launch) {
-  cudalab::Rung r;
-  r.name = name;
-  r.bytes = useful_bytes;
-  r.poison = [&out] { out.fill_bytes(0xFF); };
-  r.launch = std::move(launch);
-  r.check = [&out, &expected, name] {
-    const auto check = cudalab::check_exact(expected, out.download());
-    if (!check.ok()) std::fprintf(stderr, "coalescing: %s is wrong: %s\n", name.c_str(), check.summary().c_str());
-    return check.ok();
-  };
-  return r;
-}
-
-// A section's rows: the standard columns (GB/s of the useful bytes, % of the copy ceiling) and
-// the section's own cells, under `key`.
-void report_rows(cudalab::Report& report, const std::string& key, const cudalab::LadderResult& lr, double copy_gbps) {
-  cudalab::MeasurementTable t({0, copy_gbps}, {false});
-  t.add(lr);
-  report.table(key, t.table());
-}
-
-int stride_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double copy_gbps) {
+int stride_section(cudalab::LabRun& run, const Options& o) {
   const std::size_t n = static_cast<std::size_t>(o.n);
   const std::vector<int> strides = o.stride > 0 ? std::vector<int>{o.stride} : std::vector<int>{1, 2, 4, 8, 16, 32};
   const std::vector<float> in = coalescing::make_input(n * static_cast<std::size_t>(strides.back()));
@@ -72,26 +43,28 @@ int stride_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
   std::vector<cudalab::Rung> rungs;
   for (std::size_t k = 0; k < strides.size(); ++k) {
     const int s = strides[k];
-    rungs.push_back(rung(fmt::format("stride {}", s), 8.0 * static_cast<double>(n), out, expected[k],
-                         [&, s] { coalescing::launch_stride(d_in.data(), out.data(), n, s); }));
+    rungs.push_back(cudalab::exact_rung("coalescing", fmt::format("stride {}", s), 8.0 * static_cast<double>(n), out,
+                                        expected[k], [&, s] { coalescing::launch_stride(d_in.data(), out.data(), n, s); }));
   }
-  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  for (std::size_t k = 0; k < strides.size(); ++k) {
-    auto& r = lr.rungs[k];
-    const double moved = coalescing::stride_bytes_moved(n, strides[k]);
-    r.cells = {{"stride", "stride", strides[k]},
-               {"sectors_per_request", "ld sectors/request",
-                static_cast<long long>(coalescing::sectors_per_request(0, 4 * static_cast<std::size_t>(strides[k])))},
-               {"moved_gbps", "moved GB/s",
-                r.result.correct ? Value(cudalab::gbps(moved, r.result.timing.median_ms), 0) : Value()}};
-  }
-  report.heading(fmt::format("Stride: out[i] = in[i * s], N = {} (GB/s: the useful 8 bytes per element; moved: whole "
-                             "32-byte sectors)", n));
-  report_rows(report, "stride", lr, copy_gbps);
-  return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  const auto cells = [&](cudalab::LadderResult& lr) {
+    for (std::size_t k = 0; k < strides.size(); ++k) {
+      auto& r = lr.rungs[k];
+      const double moved = coalescing::stride_bytes_moved(n, strides[k]);
+      r.cells = {{"stride", "stride", strides[k]},
+                 {"sectors_per_request", "ld sectors/request",
+                  static_cast<long long>(coalescing::sectors_per_request(0, 4 * static_cast<std::size_t>(strides[k])))},
+                 {"moved_gbps", "moved GB/s",
+                  r.result.correct ? Value(cudalab::gbps(moved, r.result.timing.median_ms), 0) : Value()}};
+    }
+  };
+  return run.section({"stride",
+                      fmt::format("Stride: out[i] = in[i * s], N = {} (GB/s: the useful 8 bytes per element; moved: "
+                                  "whole 32-byte sectors)", n),
+                      cudalab::Roofs::kCopyOnly, {false}, cells},
+                     rungs);
 }
 
-int offset_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double copy_gbps) {
+int offset_section(cudalab::LabRun& run, const Options& o) {
   const std::size_t n = static_cast<std::size_t>(o.n);
   const std::vector<float> in = coalescing::make_input(n + 32);
   cudalab::DeviceBuffer<float> d_in(in), out(n);
@@ -104,21 +77,22 @@ int offset_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
   std::vector<cudalab::Rung> rungs;
   for (std::size_t j = 0; j < offsets.size(); ++j) {
     const int k = offsets[j];
-    rungs.push_back(rung(fmt::format("offset {}", k), 8.0 * static_cast<double>(n), out, expected[j],
-                         [&, k] { coalescing::launch_offset(d_in.data(), out.data(), n, k); }));
+    rungs.push_back(cudalab::exact_rung("coalescing", fmt::format("offset {}", k), 8.0 * static_cast<double>(n), out,
+                                        expected[j], [&, k] { coalescing::launch_offset(d_in.data(), out.data(), n, k); }));
   }
-  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  for (std::size_t j = 0; j < offsets.size(); ++j) {
-    lr.rungs[j].cells = {{"offset", "offset", offsets[j]},
-                         {"sectors_per_request", "ld sectors/request",
-                          static_cast<long long>(coalescing::sectors_per_request(4 * static_cast<std::size_t>(offsets[j]), 4))}};
-  }
-  report.heading(fmt::format("Offset: out[i] = in[i + k], N = {} (speedup: against offset 0)", n));
-  report_rows(report, "offset", lr, copy_gbps);
-  return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  const auto cells = [&](cudalab::LadderResult& lr) {
+    for (std::size_t j = 0; j < offsets.size(); ++j) {
+      lr.rungs[j].cells = {{"offset", "offset", offsets[j]},
+                           {"sectors_per_request", "ld sectors/request",
+                            static_cast<long long>(coalescing::sectors_per_request(4 * static_cast<std::size_t>(offsets[j]), 4))}};
+    }
+  };
+  return run.section({"offset", fmt::format("Offset: out[i] = in[i + k], N = {} (speedup: against offset 0)", n),
+                      cudalab::Roofs::kCopyOnly, {false}, cells},
+                     rungs);
 }
 
-int layout_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench, double copy_gbps) {
+int layout_section(cudalab::LabRun& run, const Options& o) {
   const std::size_t n = static_cast<std::size_t>(o.n);
   constexpr float kDt = 0.5f;
   const std::vector<coalescing::Particle> particles = coalescing::make_particles(n);
@@ -154,19 +128,21 @@ int layout_section(cudalab::Report& report, const Options& o, cudalab::Benchmark
     if (!check.ok()) std::fprintf(stderr, "coalescing: struct of arrays is wrong: %s\n", check.summary().c_str());
     return check.ok();
   };
-  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  const std::size_t steps[] = {sizeof(coalescing::Particle), sizeof(float)};
-  for (std::size_t k = 0; k < 2; ++k) {
-    lr.rungs[k].cells = {{"sectors_per_request", "ld sectors/request (x)",
-                          static_cast<long long>(coalescing::sectors_per_request(0, steps[k]))}};
-  }
-  report.heading(fmt::format("Layout: x += vx * dt for N = {} particles of 4 fields (GB/s: the useful bytes, read x, "
-                             "vx; write x)", n));
-  report_rows(report, "layout", lr, copy_gbps);
-  return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  const auto cells = [](cudalab::LadderResult& lr) {
+    const std::size_t steps[] = {sizeof(coalescing::Particle), sizeof(float)};
+    for (std::size_t k = 0; k < 2; ++k) {
+      lr.rungs[k].cells = {{"sectors_per_request", "ld sectors/request (x)",
+                            static_cast<long long>(coalescing::sectors_per_request(0, steps[k]))}};
+    }
+  };
+  return run.section({"layout",
+                      fmt::format("Layout: x += vx * dt for N = {} particles of 4 fields (GB/s: the useful bytes, read "
+                                  "x, vx; write x)", n),
+                      cudalab::Roofs::kCopyOnly, {false}, cells},
+                     rungs);
 }
 
-int mapping_section(cudalab::Report& report, cudalab::Benchmarker& bench, double copy_gbps, std::size_t n) {
+int mapping_section(cudalab::LabRun& run, std::size_t n) {
   const int width = 4096, height = static_cast<int>(std::max<std::size_t>(n / 4096, 1));
   const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   const std::vector<float> in = coalescing::make_input(pixels);
@@ -174,19 +150,22 @@ int mapping_section(cudalab::Report& report, cudalab::Benchmarker& bench, double
   cudalab::DeviceBuffer<float> d_in(in), out(pixels);
   std::vector<cudalab::Rung> rungs;
   for (bool swapped : {false, true}) {
-    rungs.push_back(rung(swapped ? "x walks down a column" : "x walks along a row", 8.0 * static_cast<double>(pixels), out,
-                         expected, [&, swapped] { coalescing::launch_scale_2d(d_in.data(), out.data(), width, height, swapped); }));
+    rungs.push_back(cudalab::exact_rung(
+        "coalescing", swapped ? "x walks down a column" : "x walks along a row", 8.0 * static_cast<double>(pixels), out,
+        expected, [&, swapped] { coalescing::launch_scale_2d(d_in.data(), out.data(), width, height, swapped); }));
   }
-  cudalab::LadderResult lr = cudalab::run_ladder(bench, rungs);
-  const std::size_t steps[] = {sizeof(float), static_cast<std::size_t>(width) * sizeof(float)};
-  for (std::size_t k = 0; k < 2; ++k) {
-    lr.rungs[k].cells = {{"sectors_per_request", "ld sectors/request",
-                          static_cast<long long>(coalescing::sectors_per_request(0, steps[k]))}};
-  }
-  report.heading(fmt::format("2D mapping: out = 2 * in over a {} x {} image, 32 x 8 blocks (variant: what threadIdx.x "
-                             "walks)", width, height));
-  report_rows(report, "mapping", lr, copy_gbps);
-  return lr.all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  const auto cells = [width](cudalab::LadderResult& lr) {
+    const std::size_t steps[] = {sizeof(float), static_cast<std::size_t>(width) * sizeof(float)};
+    for (std::size_t k = 0; k < 2; ++k) {
+      lr.rungs[k].cells = {{"sectors_per_request", "ld sectors/request",
+                            static_cast<long long>(coalescing::sectors_per_request(0, steps[k]))}};
+    }
+  };
+  return run.section({"mapping",
+                      fmt::format("2D mapping: out = 2 * in over a {} x {} image, 32 x 8 blocks (variant: what "
+                                  "threadIdx.x walks)", width, height),
+                      cudalab::Roofs::kCopyOnly, {false}, cells},
+                     rungs);
 }
 
 int run(int argc, char** argv) {
@@ -200,22 +179,17 @@ int run(int argc, char** argv) {
   cli.footer("Examples:\n  coalescing\n  coalescing 2^22 --section stride\n  coalescing --section stride --stride 3\n  coalescing --json");
   if (auto code = cli.parse(argc, argv)) return *code;
 
-  cudalab::select_device(o.common.device);
-  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
   const double n = static_cast<double>(o.n);
+  cudalab::LabRun run("coalescing", o.common, "float", 256);
   cudalab::require_device_memory((wants(o, "stride") ? 33.0 : 4.0) * n * sizeof(float), fmt::format("N = {}", o.n));
   cudalab::require_host_memory((wants(o, "stride") ? 40.0 : 8.0) * n * sizeof(float), fmt::format("N = {}", o.n));
-  cudalab::Report report("coalescing", o.common.json);
-  cudalab::report_setup(report, facts, "float", 256);
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const cudalab::CopyCeiling ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
+  run.yardsticks();
   int code = cudalab::kExitSuccess;
   const auto keep = [&](int c) { code = code == cudalab::kExitSuccess ? c : code; };
-  if (wants(o, "stride")) keep(stride_section(report, o, bench, ceiling.gbps));
-  if (wants(o, "offset")) keep(offset_section(report, o, bench, ceiling.gbps));
-  if (wants(o, "layout")) keep(layout_section(report, o, bench, ceiling.gbps));
-  if (wants(o, "mapping")) keep(mapping_section(report, bench, ceiling.gbps, static_cast<std::size_t>(o.n)));
+  if (wants(o, "stride")) keep(stride_section(run, o));
+  if (wants(o, "offset")) keep(offset_section(run, o));
+  if (wants(o, "layout")) keep(layout_section(run, o));
+  if (wants(o, "mapping")) keep(mapping_section(run, static_cast<std::size_t>(o.n)));
   return code;
 }
 
