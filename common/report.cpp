@@ -1,5 +1,7 @@
 #include "common/report.hpp"
 
+#include <exception>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -97,13 +99,16 @@ struct Report::Impl {
 };
 
 Report::Report(const std::string& lab, bool json, std::FILE* out)
-    : impl_(std::make_unique<Impl>()), json_(json), out_(out) {
+    : impl_(std::make_unique<Impl>()), json_(json), out_(out), exceptions_at_start_(std::uncaught_exceptions()) {
   impl_->doc["schema_version"] = kReportSchemaVersion;
   impl_->doc["lab"] = lab;
 }
 
 Report::~Report() {
   try {
+    // A run that ends in an error (bad input found after the report opened, a failed CUDA call)
+    // prints its one line on stderr and no JSON: half a report would parse as a result.
+    if (!finished_ && json_ && std::uncaught_exceptions() > exceptions_at_start_) return;
     if (!finished_) finish();
   } catch (...) {
     // never throw from a destructor

@@ -102,7 +102,8 @@ class Report {
   void end_item();
 
   bool json() const { return json_; }
-  // JSON mode: prints the document. Text mode: flushes. Called by the destructor otherwise.
+  // JSON mode: prints the document. Text mode: flushes. Called by the destructor otherwise,
+  // except while an exception unwinds a JSON report: an error prints no half document.
   void finish();
   // The document built so far, as JSON text (for tests).
   std::string json_text() const;
@@ -113,6 +114,7 @@ class Report {
   bool json_;
   std::FILE* out_;
   bool finished_ = false;
+  int exceptions_at_start_ = 0;
 };
 
 }  // namespace cudalab

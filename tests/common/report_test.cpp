@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -140,3 +141,32 @@ TEST(Report, TextHasHeadingsFieldsAndTables) {
 }
 
 }  // namespace
+
+TEST(Report, AnErrorThatUnwindsAJsonReportPrintsNoHalfDocument) {
+  for (bool json : {true, false}) {
+    std::FILE* f = std::tmpfile();
+    try {
+      Report r("lab", json, f);
+      r.field("device", "device", "H200");
+      throw std::runtime_error("bad input found after the report opened");
+    } catch (const std::runtime_error&) {
+    }
+    std::rewind(f);
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    std::fclose(f);
+    if (json) {
+      EXPECT_EQ(out, "");  // no document: the caller's one line on stderr says why
+    } else {
+      EXPECT_NE(out.find("H200"), std::string::npos);  // text was printed as it came
+    }
+  }
+  // a report made and finished inside a handler (an exception already in flight) still prints
+  try {
+    throw std::runtime_error("outer");
+  } catch (const std::runtime_error&) {
+    EXPECT_NE(render(true, [](Report& r) { r.field("n", "n", 1LL); }).find("\"n\": 1"), std::string::npos);
+  }
+}
