@@ -12,6 +12,7 @@
 
 #include "common/check.hpp"
 #include "common/cli.hpp"
+#include "common/driver.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
@@ -132,7 +133,7 @@ bool constant_rounds(cudalab::Report& report, const Options& o) {
 
 // Atomics on one address: per thread, per warp, per block, each a rung of the driver (checked
 // before and after its timing).
-bool atomics_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+bool atomics_section(cudalab::LabRun& run, const Options& o) {
   const auto mn = static_cast<std::size_t>(o.measure_n);
   const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 1, -1000, 1000);
   long long expected_total = 0;
@@ -157,17 +158,16 @@ bool atomics_section(cudalab::Report& report, const Options& o, cudalab::Benchma
     };
     rungs.push_back(std::move(r));
   }
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  cudalab::MeasurementTable t({0, 0}, {false});
-  t.add(ladder);
-  report.heading(fmt::format("Summing {} ints into one counter (median of {}; speedup: against per-thread)", mn,
-                             o.common.repeat));
-  report.table("atomics", t.table());
-  return ladder.all_ok;
+  return run.section({"atomics",
+                      fmt::format("Summing {} ints into one counter (median of {}; speedup: against per-thread)", mn,
+                                  o.common.repeat),
+                      cudalab::Roofs::kNone},
+                     rungs) == cudalab::kExitSuccess;
 }
 
 // atomicAdd under contention: the same sum spread over 1 .. 32768 counters.
-bool contention_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+bool contention_section(cudalab::LabRun& run, const Options& o) {
+  cudalab::Report& report = run.report();
   const auto mn = static_cast<std::size_t>(o.measure_n);
   const std::vector<int> values = cudalab::random_vector<int>(mn, o.common.seed + 3, -1000, 1000);
   cudalab::DeviceBuffer<int> d_values(values);
@@ -192,7 +192,7 @@ bool contention_section(cudalab::Report& report, const Options& o, cudalab::Benc
     };
     rungs.push_back(std::move(r));
   }
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  const cudalab::LadderResult ladder = cudalab::run_ladder(run.bench(), rungs);
   cudalab::Table t({{"addresses", "addresses"}, {"median_ms", "median ms"}, {"g_atomics_per_s", "G atomics/s"},
                     {"x_one", "x 1 address"}, {"correct", "ok"}});
   const double one_ms = ladder.rungs.front().result.correct ? ladder.rungs.front().result.timing.median_ms : 0.0;
@@ -227,7 +227,8 @@ std::function<bool()> lane_sums_check(const cudalab::DeviceBuffer<unsigned>& d_o
 
 // Constant memory's broadcast: a warp's lanes reading 1 .. 32 different words of a
 // __constant__ table, and the same reads through __ldg.
-bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+bool constant_reads_section(cudalab::LabRun& run, const Options& o) {
+  cudalab::Report& report = run.report();
   const auto threads = static_cast<std::size_t>(o.measure_n);
   const std::vector<unsigned> words = cudalab::random_vector<unsigned>(mem_spaces::kTableWords, o.common.seed + 4, 0u, 0xFFFFFFFFu);
   mem_spaces::write_table(words);
@@ -255,7 +256,7 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
                               r.name);
     rungs.push_back(std::move(r));
   }
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
+  const cudalab::LadderResult ladder = cudalab::run_ladder(run.bench(), rungs);
   const std::size_t k = distincts.size();
   cudalab::Table t({{"distinct", "words per warp read"}, {"constant_ms", "__constant__ ms"}, {"constant_x", "x 1 word"},
                     {"ldg_ms", "__ldg ms"}, {"ldg_x", "x 1 word"}, {"correct", "ok"}});
@@ -283,7 +284,7 @@ bool constant_reads_section(cudalab::Report& report, const Options& o, cudalab::
 }
 
 // A per-thread array indexed at run time (local memory) vs at compile time (registers).
-bool local_memory_section(cudalab::Report& report, const Options& o, cudalab::Benchmarker& bench) {
+bool local_memory_section(cudalab::LabRun& run, const Options& o) {
   const auto mn = static_cast<std::size_t>(o.measure_n);
   const std::vector<unsigned> uin = cudalab::random_vector<unsigned>(mn, o.common.seed + 2, 0u, 0xFFFFFFu);
   cudalab::DeviceBuffer<unsigned> d_uin(uin), d_uout(mn);
@@ -307,13 +308,11 @@ bool local_memory_section(cudalab::Report& report, const Options& o, cudalab::Be
     };
     rungs.push_back(std::move(r));
   }
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  cudalab::MeasurementTable t({0, 0}, {false});
-  t.add(ladder);
-  report.heading(fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index "
-                             "(speedup: against local memory)", mn));
-  report.table("local_memory", t.table());
-  return ladder.all_ok;
+  return run.section({"local_memory",
+                      fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index "
+                                  "(speedup: against local memory)", mn),
+                      cudalab::Roofs::kNone},
+                     rungs) == cudalab::kExitSuccess;
 }
 
 int run(int argc, char** argv) {
@@ -332,23 +331,20 @@ int run(int argc, char** argv) {
                                           mem_spaces::kMaxBlocks, o.block));
   }
 
-  cudalab::select_device(o.common.device);
-  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
-  if (o.block > facts.max_threads_per_block) {
-    throw cudalab::UsageError(fmt::format("--block {} exceeds this GPU's limit of {}", o.block, facts.max_threads_per_block));
+  cudalab::LabRun run("mem_spaces", o.common, "float", o.block);
+  if (o.block > run.facts().max_threads_per_block) {
+    throw cudalab::UsageError(
+        fmt::format("--block {} exceeds this GPU's limit of {}", o.block, run.facts().max_threads_per_block));
   }
-  cudalab::Report report("mem_spaces", o.common.json);
-  report.field("device", "device", facts.name);
+  cudalab::Report& report = run.report();
   report.field("n", "demo elements", o.n);
-  report.field("block", "threads per block", o.block);
   attributes_section(report);
-  const bool agree = occupancy_section(report, facts, o.block);
+  const bool agree = occupancy_section(report, run.facts(), o.block);
   bool ok = constant_rounds(report, o);
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  ok = atomics_section(report, o, bench) && ok;
-  ok = contention_section(report, o, bench) && ok;
-  ok = constant_reads_section(report, o, bench) && ok;
-  ok = local_memory_section(report, o, bench) && ok;
+  ok = atomics_section(run, o) && ok;
+  ok = contention_section(run, o) && ok;
+  ok = constant_reads_section(run, o) && ok;
+  ok = local_memory_section(run, o) && ok;
   return ok && agree ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 

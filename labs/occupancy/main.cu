@@ -10,6 +10,7 @@
 
 #include "common/bandwidth.hpp"
 #include "common/cli.hpp"
+#include "common/driver.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
@@ -154,8 +155,7 @@ void launch_bounds(cudalab::Report& report, const occ::GpuSpec& g) {
 
 // Residency limited with dynamic shared memory: k blocks of 256 threads per SM, one full wave,
 // a grid-stride copy-and-scale. One float per iteration vs four 16-byte loads in flight.
-bool bandwidth_vs_occupancy(cudalab::Report& report, const occ::GpuSpec& g, const cudalab::DeviceFacts& f,
-                            cudalab::Benchmarker& bench, double copy_gbps, std::size_t n) {
+bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, std::size_t n) {
   constexpr int kBlock = 256;
   cudalab::require_device_memory(8.0 * static_cast<double>(n), "the bandwidth-vs-occupancy run");
   const std::vector<float> host_in = cudalab::random_vector<float>(n, 5, -1.0f, 1.0f);
@@ -163,8 +163,6 @@ bool bandwidth_vs_occupancy(cudalab::Report& report, const occ::GpuSpec& g, cons
   for (std::size_t i = 0; i < n; ++i) expected[i] = 2.0f * host_in[i];
   cudalab::DeviceBuffer<float> in(host_in), out(n);
   occupancy_lab::allow_stream_smem(g.smem_per_block_optin);
-  report.heading(fmt::format("Bandwidth vs occupancy: out = 2 * in, {} floats, {}-thread blocks, one wave "
-                             "(scalar: 1 float per iteration; ilp: 4 x float4 in flight per thread)", n, kBlock));
   std::vector<cudalab::Rung> rungs;
   for (int k : {1, 2, 3, 4, 6, 8}) {
     // The largest per-block allocation that still lets exactly k blocks fit.
@@ -176,7 +174,7 @@ bool bandwidth_vs_occupancy(cudalab::Report& report, const occ::GpuSpec& g, cons
     spec.dynamic_smem = dyn;
     spec.max_dynamic_smem = g.smem_per_block_optin;
     const auto r = occ::compute(g, spec);
-    const int grid = f.sm_count * r.resident_blocks;
+    const int grid = run.facts().sm_count * r.resident_blocks;
     for (bool ilp : {false, true}) {
       cudalab::Rung rung;
       rung.name = ilp ? "ilp" : "scalar";
@@ -203,11 +201,10 @@ bool bandwidth_vs_occupancy(cudalab::Report& report, const occ::GpuSpec& g, cons
       rungs.push_back(std::move(rung));
     }
   }
-  const cudalab::LadderResult ladder = cudalab::run_ladder(bench, rungs);
-  cudalab::MeasurementTable t({f.theoretical_bandwidth_gbps(), copy_gbps}, {false});
-  t.add(ladder);
-  report.table("bandwidth_vs_occupancy", t.table());
-  return ladder.all_ok;
+  return run.section({"bandwidth_vs_occupancy",
+                      fmt::format("Bandwidth vs occupancy: out = 2 * in, {} floats, {}-thread blocks, one wave "
+                                  "(scalar: 1 float per iteration; ilp: 4 x float4 in flight per thread)", n, kBlock)},
+                     rungs) == cudalab::kExitSuccess;
 }
 
 void tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
@@ -260,15 +257,16 @@ int run(int argc, char** argv) {
     return run_what_if(o, *spec);
   }
 
-  cudalab::select_device(o.common.device);
-  const cudalab::DeviceFacts facts = cudalab::query_device(o.common.device);
-  const occ::GpuSpec g = occ::spec_from_device(facts);
-  if (what_if) return run_what_if(o, g);
+  if (what_if) {
+    cudalab::select_device(o.common.device);
+    return run_what_if(o, occ::spec_from_device(cudalab::query_device(o.common.device)));
+  }
 
-  cudalab::Report report("occupancy", o.common.json);
-  report.field("device", "device", facts.name);
+  cudalab::LabRun run("occupancy", o.common, "float");
+  const occ::GpuSpec g = occ::spec_from_device(run.facts());
+  cudalab::Report& report = run.report();
   report.field("arch", "architecture", g.arch);
-  report.field("sm_count", "SMs", facts.sm_count);
+  report.field("sm_count", "SMs", run.facts().sm_count);
   report.field("max_warps_per_sm", "max warps per SM", g.max_threads_per_sm / g.warp_size);
   report.field("max_blocks_per_sm", "max blocks per SM", g.max_blocks_per_sm);
   int agree = 0, total = 0;
@@ -277,11 +275,9 @@ int run(int argc, char** argv) {
   report.field("api_agreement", "calculator = CUDA runtime", fmt::format("{} of {} configurations", agree, total));
   launch_bounds(report, g);
 
-  cudalab::Benchmarker bench({o.common.warmup, o.common.repeat, !o.common.no_l2_flush});
-  const auto ceiling = cudalab::measure_copy_ceiling(bench);
-  cudalab::report_copy_ceiling(report, ceiling.gbps);
-  const bool streamed = bandwidth_vs_occupancy(report, g, facts, bench, ceiling.gbps, static_cast<std::size_t>(o.stream_n));
-  tail_effect(report, facts, bench);
+  run.yardsticks();
+  const bool streamed = bandwidth_vs_occupancy(run, g, static_cast<std::size_t>(o.stream_n));
+  tail_effect(report, run.facts(), run.bench());
   return agree == total && streamed ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
