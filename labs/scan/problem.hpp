@@ -70,4 +70,65 @@ class Problem {
   std::unique_ptr<cudalab::InputSets> sets_;
 };
 
+// Stream compaction's problem (the x > 0 of x, in order): the bytes it must move (read every
+// element, write the kept ones), the poisoned output and count, the check of the count and of
+// every kept element, and -x as the second input set (it keeps the other elements: its answer
+// differs from the first's in every element, so a replayed result is caught).
+template <typename T>
+class CompactionProblem {
+ public:
+  CompactionProblem(std::size_t n, std::uint64_t seed, cudalab::Replays replays)
+      : x_(make_input<T>(n, seed)), in_(x_), out_(n), count_(1), ws_(n), cub_(in_.data(), out_.data(), count_.data(), n) {
+    want_[0] = compaction_reference(x_);
+    if (replays == cudalab::Replays::kCaught) {
+      std::vector<T> negated(n);
+      for (std::size_t i = 0; i < n; ++i) negated[i] = static_cast<T>(-x_[i]);
+      want_[1] = compaction_reference(negated);
+      sets_ = std::make_unique<cudalab::InputSets>();
+      sets_->add(in_, negated);
+    }
+  }
+  CompactionProblem(const CompactionProblem&) = delete;  // its rungs hold references to it
+  CompactionProblem& operator=(const CompactionProblem&) = delete;
+
+  double bytes() const { return static_cast<double>(x_.size() + want_[0].size()) * sizeof(T); }
+  double flops() const { return 0; }
+  void poison() {
+    out_.fill_bytes(0x7F);
+    count_.fill_bytes(0xFF);
+  }
+  bool check(const std::string& variant) const {
+    const std::vector<T> got = out_.download();
+    return compaction_matches(cudalab::current_answer(sets_.get(), want_[0], want_[1]), count_.download()[0],
+                              got.data(), variant.c_str());
+  }
+  cudalab::InputSets* replay_sets() { return sets_.get(); }
+  std::size_t kept() const { return want_[0].size(); }
+
+  // One rung per chosen variant (its launches as a cell), then CUB's DeviceSelect::If.
+  std::vector<cudalab::Rung> rungs(const std::string& chosen) {
+    std::vector<cudalab::Rung> rungs;
+    for (compaction::Variant v :
+         cudalab::select_variants(compaction::all_variants(), compaction::variant_name, chosen)) {
+      const auto launches = std::make_shared<int>(0);
+      cudalab::Rung r = cudalab::problem_rung(*this, compaction::variant_name(v), [this, v, launches] {
+        *launches = compaction::compact(v, in_.data(), out_.data(), in_.size(), count_.data(), ws_);
+      });
+      r.cells = [launches] { return std::vector<cudalab::Cell>{{"launches", "launches", *launches}}; };
+      rungs.push_back(std::move(r));
+    }
+    rungs.push_back(cudalab::baseline_rung(*this, "cub::DeviceSelect::If", [this] { cub_.run(); }));
+    return rungs;
+  }
+
+ private:
+  std::vector<T> x_;
+  std::vector<T> want_[2];
+  cudalab::DeviceBuffer<T> in_, out_;
+  cudalab::DeviceBuffer<unsigned long long> count_;
+  compaction::Workspace ws_;
+  compaction::CubSelect<T> cub_;
+  std::unique_ptr<cudalab::InputSets> sets_;
+};
+
 }  // namespace scan

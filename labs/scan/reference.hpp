@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -68,6 +69,35 @@ std::size_t first_mismatch(const std::vector<T>& x, const T* got, Kind kind, int
     }
   }
   return n;
+}
+
+// Stream compaction's answer: the elements of x greater than 0, in order.
+template <typename T>
+std::vector<T> compaction_reference(const std::vector<T>& x) {
+  std::vector<T> kept;
+  for (const T& v : x) {
+    if (v > T(0)) kept.push_back(v);
+  }
+  return kept;
+}
+
+// Whether a compaction's result is `want`: the count, then every kept element exactly (a
+// compaction moves elements, it adds nothing, so floats compare bit for bit). On a mismatch
+// prints what differs on stderr (`what` first).
+template <typename T>
+bool compaction_matches(const std::vector<T>& want, unsigned long long count, const T* got, const char* what) {
+  if (count != want.size()) {
+    std::fprintf(stderr, "%s: kept %llu elements, expected %zu\n", what, count, want.size());
+    return false;
+  }
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
+      std::fprintf(stderr, "%s: kept element %zu is %.9g, expected %.9g\n", what, i, static_cast<double>(got[i]),
+                   static_cast<double>(want[i]));
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace scan

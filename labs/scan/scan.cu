@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include <algorithm>
 #include <stdexcept>
@@ -289,18 +290,20 @@ __device__ T look_back(unsigned long long* state, long long tile) {
   return prefix;
 }
 
-template <typename T, int B, int ITEMS>
-__global__ void __launch_bounds__(B) decoupled_lookback(const T* in, T* out, std::size_t n, bool exclusive,
-                                                        unsigned long long* state, unsigned long long* ticket, bool vec) {
+// The tile this block scans: the next of the ticket counter, so a tile waits only for tiles that
+// blocks already hold (a block index would wait on blocks that may not be resident yet).
+__device__ __forceinline__ long long take_tile(unsigned long long* ticket) {
   __shared__ long long s_tile;
-  __shared__ T s_prefix;
   if (threadIdx.x == 0) s_tile = static_cast<long long>(atomicAdd(ticket, 1ull));
   __syncthreads();
-  const long long tile = s_tile;
-  const std::size_t first = chunk_start<T, ITEMS>(static_cast<std::size_t>(tile) * (B * ITEMS));
-  T v[ITEMS];
-  load_items(in, first, n, vec, v);
-  const T total = block_scan_items<T, B, ITEMS>(v, exclusive);
+  return s_tile;
+}
+
+// Publishes tile's total (its aggregate at once, its inclusive prefix once known) and returns,
+// in every thread of the block, the sum of every tile before it. Called by the whole block.
+template <typename T>
+__device__ __forceinline__ T tile_prefix(unsigned long long* state, long long tile, T total) {
+  __shared__ T s_prefix;
   if (threadIdx.x < 32) {
     if (tile == 0) {
       if (threadIdx.x == 0) {
@@ -317,10 +320,81 @@ __global__ void __launch_bounds__(B) decoupled_lookback(const T* in, T* out, std
     }
   }
   __syncthreads();
-  const T before = s_prefix;
+  return s_prefix;
+}
+
+template <typename T, int B, int ITEMS>
+__global__ void __launch_bounds__(B) decoupled_lookback(const T* in, T* out, std::size_t n, bool exclusive,
+                                                        unsigned long long* state, unsigned long long* ticket, bool vec) {
+  const long long tile = take_tile(ticket);
+  const std::size_t first = chunk_start<T, ITEMS>(static_cast<std::size_t>(tile) * (B * ITEMS));
+  T v[ITEMS];
+  load_items(in, first, n, vec, v);
+  const T total = block_scan_items<T, B, ITEMS>(v, exclusive);
+  const T before = tile_prefix<T>(state, tile, total);
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) v[k] = plus(before, v[k]);
   store_items(out, first, n, vec, v);
+}
+
+// ---- stream compaction on the look-back: keep the x > 0, in order ----
+
+template <typename T>
+__host__ __device__ __forceinline__ bool keep(T x) {
+  return x > T(0);
+}
+
+// The element index of item k of a lane whose chunk starts at `first` (load_items' layout).
+template <int ITEMS>
+__device__ __forceinline__ std::size_t item_index(std::size_t first, int k) {
+  return first + 32 * static_cast<std::size_t>(k & ~3) + static_cast<std::size_t>(k & 3);
+}
+
+// One pass: each tile counts what it keeps, scans the flags in the block (each kept element's
+// place in the tile), learns from the look-back how many the tiles before it kept, and writes
+// its kept elements there. The last tile writes the total. Counts are 32-bit (n < 2^32).
+template <typename T, int B, int ITEMS>
+__global__ void __launch_bounds__(B) select_single_pass(const T* in, T* out, std::size_t n, unsigned long long* count,
+                                                        unsigned long long* state, unsigned long long* ticket,
+                                                        long long tiles, bool vec) {
+  const long long tile = take_tile(ticket);
+  const std::size_t first = chunk_start<T, ITEMS>(static_cast<std::size_t>(tile) * (B * ITEMS));
+  T v[ITEMS];
+  load_items(in, first, n, vec, v);
+  unsigned place[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) place[k] = item_index<ITEMS>(first, k) < n && keep(v[k]) ? 1u : 0u;
+  bool kept[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) kept[k] = place[k] != 0;
+  const unsigned total = block_scan_items<unsigned, B, ITEMS>(place, true);
+  const unsigned before = tile_prefix<unsigned>(state, tile, total);
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    if (kept[k]) out[static_cast<std::size_t>(before) + place[k]] = v[k];
+  }
+  if (tile == tiles - 1 && threadIdx.x == 0) *count = static_cast<unsigned long long>(before) + total;
+}
+
+// The three-kernel compaction's first and last steps: a 0/1 flag per element; then, after the
+// exclusive scan of the flags (each kept element's place), every kept element to its place.
+template <typename T>
+__global__ void select_flags(const T* in, int* flags, std::size_t n) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    flags[i] = keep(in[i]) ? 1 : 0;
+  }
+}
+
+template <typename T>
+__global__ void select_scatter(const T* in, const int* places, T* out, std::size_t n, unsigned long long* count) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const T x = in[i];
+    const unsigned place = static_cast<unsigned>(places[i]);  // the scan wrapped as unsigned: n < 2^32
+    if (keep(x)) out[place] = x;
+    if (i == n - 1) *count = static_cast<unsigned long long>(place) + (keep(x) ? 1u : 0u);
+  }
 }
 
 // ---- the three-kernel scan-then-propagate ----
@@ -458,6 +532,89 @@ void CubScan<T>::run(cudaStream_t stream) {
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
   }
 }
+
+namespace compaction {
+
+namespace {
+
+struct Row {
+  Variant id;
+  const char* name;
+  const char* what;
+};
+
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kScanThenScatter, "scan_then_scatter",
+       "3 steps: flag each element, scan the flags (decoupled_lookback), scatter the kept"},
+      {Variant::kSinglePass, "single_pass", "1 pass: each tile scans its flags and looks back for the kept before it"},
+  };
+  return rows;
+}
+
+// A functor for CUB: the same predicate as the kernels.
+template <typename T>
+struct KeepOp {
+  __host__ __device__ bool operator()(const T& x) const { return keep(x); }
+};
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+Workspace::Workspace(std::size_t capacity)
+    : capacity_(capacity),
+      flags_(capacity),
+      scan_(capacity),
+      state_(capacity / (std::size_t{kLookbackBlock} * kLookbackItems) + 2) {}
+
+template <typename T>
+int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* count, Workspace& ws,
+            cudaStream_t stream) {
+  if (n > kMaxN) throw std::invalid_argument("compact: n must be below 2^32 (32-bit counts)");
+  if (n > ws.capacity_) throw std::invalid_argument("compact: n exceeds the workspace capacity");
+  if (n == 0) {
+    CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(*count), stream));
+    return 1;
+  }
+  if (v == Variant::kScanThenScatter) {
+    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(n, 256), 65535));
+    select_flags<T><<<grid, 256, 0, stream>>>(in, ws.flags_.data(), n);
+    CUDA_CHECK_LAUNCH("select_flags");
+    const int scans = scan::scan(scan::Variant::kDecoupledLookback, Kind::kExclusive, ws.flags_.data(),
+                                 ws.flags_.data(), n, ws.scan_, stream);
+    select_scatter<T><<<grid, 256, 0, stream>>>(in, ws.flags_.data(), out, n, count);
+    CUDA_CHECK_LAUNCH("select_scatter");
+    return scans + 2;
+  }
+  const std::size_t tiles = cudalab::ceil_div(n, std::size_t{kLookbackBlock} * kLookbackItems);
+  unsigned long long* state = ws.state_.data();  // tiles' states, then the ticket counter
+  CUDA_CHECK(cudaMemsetAsync(state, 0, (tiles + 1) * sizeof(unsigned long long), stream));
+  select_single_pass<T, kLookbackBlock, kLookbackItems><<<static_cast<unsigned>(tiles), kLookbackBlock, 0, stream>>>(
+      in, out, n, count, state, state + tiles, static_cast<long long>(tiles), cudalab::is_aligned(in, 16));
+  CUDA_CHECK_LAUNCH("select_single_pass");
+  return 2;
+}
+
+template <typename T>
+CubSelect<T>::CubSelect(const T* in, T* out, unsigned long long* count, std::size_t n)
+    : in_(in), out_(out), count_(count), n_(n) {
+  CUDA_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes_, in_, out_, count_, static_cast<std::int64_t>(n_), KeepOp<T>{}));
+  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
+}
+
+template <typename T>
+void CubSelect<T>::run(cudaStream_t stream) {
+  CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), temp_bytes_, in_, out_, count_, static_cast<std::int64_t>(n_),
+                                   KeepOp<T>{}, stream));
+}
+
+template int compact<int>(Variant, const int*, int*, std::size_t, unsigned long long*, Workspace&, cudaStream_t);
+template int compact<float>(Variant, const float*, float*, std::size_t, unsigned long long*, Workspace&, cudaStream_t);
+template class CubSelect<int>;
+template class CubSelect<float>;
+
+}  // namespace compaction
 
 template class Workspace<int>;
 template class Workspace<float>;

@@ -67,4 +67,56 @@ class CubScan {
   cudalab::DeviceBuffer<unsigned char> temp_;
 };
 
+// Stream compaction built on the scan (select if): out gets, in their order, the elements of in
+// that are greater than 0, and *count how many; the yardstick is cub::DeviceSelect::If with the
+// same predicate. n is below 2^32: the look-back carries the kept counts as 32-bit values.
+namespace compaction {
+
+enum class Variant { kScanThenScatter, kSinglePass };
+CUDALAB_DECLARE_VARIANTS(Variant)
+
+inline constexpr std::size_t kMaxN = 0xFFFFFFFFull;
+
+class Workspace;
+
+// out[0 .. *count) = the x > 0 of in[0 .. n), in order (T is int or float). Returns the kernel
+// launches (and memsets) it took. Throws std::invalid_argument for n > kMaxN or past capacity.
+template <typename T>
+int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* count, Workspace& ws,
+            cudaStream_t stream = nullptr);
+
+// Device scratch for compactions of up to `capacity` elements: the flags the three-kernel
+// variant scans, that scan's workspace, and the single pass's tile states and ticket counter.
+class Workspace {
+ public:
+  explicit Workspace(std::size_t capacity);
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  template <typename U>
+  friend int compact(Variant, const U*, U*, std::size_t, unsigned long long*, Workspace&, cudaStream_t);
+  std::size_t capacity_;
+  cudalab::DeviceBuffer<int> flags_;
+  scan::Workspace<int> scan_;
+  cudalab::DeviceBuffer<unsigned long long> state_;
+};
+
+// cub::DeviceSelect::If with the same predicate, for comparison.
+template <typename T>
+class CubSelect {
+ public:
+  CubSelect(const T* in, T* out, unsigned long long* count, std::size_t n);
+  void run(cudaStream_t stream = nullptr);
+
+ private:
+  const T* in_;
+  T* out_;
+  unsigned long long* count_;
+  std::size_t n_;
+  std::size_t temp_bytes_ = 0;
+  cudalab::DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace compaction
+
 }  // namespace scan

@@ -98,4 +98,28 @@ TEST(ScanVariants, TableNamesAndTiles) {
   EXPECT_FALSE(scan::parse_variant("best", &unused));
 }
 
+TEST(CompactionReference, KeepsThePositivesInOrderAndTheCheckCatchesEachWayToBeWrong) {
+  const std::vector<float> x{0.5f, -1.0f, 0.0f, 2.0f, -0.0f, 3.5f, -2.0f};
+  const std::vector<float> want = scan::compaction_reference(x);
+  ASSERT_EQ(want, (std::vector<float>{0.5f, 2.0f, 3.5f}));  // 0 and -0 are not kept
+  EXPECT_TRUE(scan::compaction_matches(want, 3, want.data(), "test"));
+  EXPECT_FALSE(scan::compaction_matches(want, 2, want.data(), "test"));   // a count short
+  const std::vector<float> reordered{2.0f, 0.5f, 3.5f};
+  EXPECT_FALSE(scan::compaction_matches(want, 3, reordered.data(), "test"));  // not stable
+  const std::vector<int> none = scan::compaction_reference(std::vector<int>{0, -3, -1});
+  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(scan::compaction_matches(none, 0, none.data(), "test"));
+  EXPECT_FALSE(scan::compaction_matches(none, 1, none.data(), "test"));
+}
+
+TEST(CompactionVariants, TableNames) {
+  const auto& all = scan::compaction::all_variants();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(scan::compaction::variant_name(all.front()), "scan_then_scatter");
+  EXPECT_EQ(scan::compaction::variant_name(all.back()), "single_pass");
+  scan::compaction::Variant parsed{};
+  EXPECT_TRUE(scan::compaction::parse_variant("single_pass", &parsed));
+  EXPECT_EQ(parsed, scan::compaction::Variant::kSinglePass);
+}
+
 }  // namespace

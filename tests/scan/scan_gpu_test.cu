@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -133,6 +134,114 @@ TEST(ScanGpu, EveryVariantAgreesWithCubOnIntsBitForBit) {
     c.out.download(got.data(), n);
     EXPECT_EQ(got, want) << scan::variant_name(v);
   }
+}
+
+// ---- stream compaction: the x > 0 of x, in order, and their count ----
+
+using scan::compaction::compact;
+namespace compaction = scan::compaction;
+
+// Compacts x (from in + offset) with variant v into a poisoned output; checks the count, every
+// kept element, and that nothing was written past the last kept one.
+template <typename T>
+void check_compaction(compaction::Variant v, const std::vector<T>& x, std::size_t offset = 0) {
+  const std::size_t n = x.size();
+  cudalab::DeviceBuffer<T> in(n + 4), out(n + 4);
+  cudalab::DeviceBuffer<unsigned long long> count(1);
+  compaction::Workspace ws(n + 4);
+  in.fill_bytes(0x7F);
+  out.fill_bytes(0x7F);
+  count.fill_bytes(0xFF);
+  if (n > 0) CUDA_CHECK(cudaMemcpy(in.data() + offset, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  compact(v, in.data() + offset, out.data(), n, count.data(), ws);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<T> want = scan::compaction_reference(x);
+  const std::vector<T> got = out.download();
+  const std::string what = compaction::variant_name(v) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
+  EXPECT_TRUE(scan::compaction_matches(want, count.download()[0], got.data(), what.c_str())) << what;
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, 0x7F, sizeof(T));
+  EXPECT_EQ(std::memcmp(&got[want.size()], poison, sizeof(T)), 0) << what << ": wrote past the last kept element";
+}
+
+class CompactionSizes : public ::testing::TestWithParam<std::tuple<compaction::Variant, std::size_t>> {};
+
+TEST_P(CompactionSizes, IntAndFloatAboutHalfKept) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check_compaction<int>(v, input<int>(n, 11 * n + 1));
+  check_compaction<float>(v, input<float>(n, 13 * n + 2));
+}
+
+TEST_P(CompactionSizes, MisalignedInput) {
+  CUDALAB_REQUIRE_GPU();
+  const auto [v, n] = GetParam();
+  check_compaction<float>(v, input<float>(n, 17 * n + 3), 1);
+}
+
+std::string compaction_name(const ::testing::TestParamInfo<std::tuple<compaction::Variant, std::size_t>>& info) {
+  return compaction::variant_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
+}
+
+// around the single pass's tile (4096) and the scan's, many tiles, and nothing at all
+INSTANTIATE_TEST_SUITE_P(
+    Variants, CompactionSizes,
+    ::testing::Combine(::testing::ValuesIn(compaction::all_variants()),
+                       ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{33},
+                                         std::size_t{4095}, std::size_t{4096}, std::size_t{4097}, std::size_t{100003},
+                                         (std::size_t{1} << 22) + 5)),
+    compaction_name);
+
+TEST(CompactionGpu, AllKeptNoneKeptAndOnlyTheEnds) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = 3 * 4096 + 17;
+  std::vector<int> positive = cudalab::random_vector<int>(n, cudalab::testing::seed(21), 1, 1000);
+  std::vector<int> none = cudalab::random_vector<int>(n, cudalab::testing::seed(22), -1000, 0);
+  std::vector<int> ends = none;
+  ends.front() = 5;
+  ends.back() = 7;
+  std::vector<int> one_per_tile = none;
+  for (std::size_t i = 4095; i < n; i += 4096) one_per_tile[i] = static_cast<int>(i);  // the last of each tile
+  for (compaction::Variant v : compaction::all_variants()) {
+    check_compaction<int>(v, positive);
+    check_compaction<int>(v, none);
+    check_compaction<int>(v, ends);
+    check_compaction<int>(v, one_per_tile);
+  }
+}
+
+TEST(CompactionGpu, CubAgreesAndEveryVariantMatchesItBitForBit) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  const std::vector<float> x = input<float>(n, 23);
+  cudalab::DeviceBuffer<float> in(x), out(n), cub_out(n);
+  cudalab::DeviceBuffer<unsigned long long> count(1), cub_count(1);
+  compaction::CubSelect<float> cub(in.data(), cub_out.data(), cub_count.data(), n);
+  cub_out.fill_bytes(0x7F);
+  cub.run();
+  const unsigned long long kept = cub_count.download()[0];
+  const std::vector<float> want = scan::compaction_reference(x);
+  const std::vector<float> by_cub = cub_out.download();
+  EXPECT_TRUE(scan::compaction_matches(want, kept, by_cub.data(), "cub::DeviceSelect::If"));
+  compaction::Workspace ws(n);
+  for (compaction::Variant v : compaction::all_variants()) {
+    out.fill_bytes(0x7F);
+    compact(v, in.data(), out.data(), n, count.data(), ws);
+    const std::vector<float> got = out.download();
+    EXPECT_EQ(count.download()[0], kept) << compaction::variant_name(v);
+    EXPECT_EQ(std::memcmp(got.data(), by_cub.data(), kept * sizeof(float)), 0) << compaction::variant_name(v);
+  }
+}
+
+TEST(CompactionGpu, SizesPastThirtyTwoBitCountsAreRefused) {
+  CUDALAB_REQUIRE_GPU();
+  compaction::Workspace ws(16);
+  cudalab::DeviceBuffer<int> buf(16);
+  cudalab::DeviceBuffer<unsigned long long> count(1);
+  EXPECT_THROW(compact(compaction::Variant::kSinglePass, buf.data(), buf.data(), compaction::kMaxN + 1, count.data(), ws),
+               std::invalid_argument);
+  EXPECT_THROW(compact(compaction::Variant::kScanThenScatter, buf.data(), buf.data(), 17, count.data(), ws),
+               std::invalid_argument);  // past the workspace
 }
 
 }  // namespace
