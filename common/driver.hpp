@@ -51,6 +51,7 @@ struct Section {
   Roofs roofs = Roofs::kPeakAndCopy;
   RowsShape shape{false};
   std::function<void(LadderResult&)> after{};
+  double peak_gflops = 0;  // > 0: the rows' FLOP/s as a share of this peak too (FP32)
 };
 
 // The start-up, the yardsticks and the ending of a ladder lab's run.

@@ -33,6 +33,10 @@ def load(path=PATH):
             raise ValueError(f"{path}: {name}: profile needs args and metrics")
         if not isinstance(lab.get("timed", True), bool):
             raise ValueError(f"{path}: {name}: timed is true or false")
+        if not isinstance(lab.get("recorded", True), bool):
+            raise ValueError(f"{path}: {name}: recorded is true or false")
+        if lab.get("recorded") is False and "leaderboard" in lab:
+            raise ValueError(f"{path}: {name}: a lab not yet recorded has no leaderboard run")
         board = lab.get("leaderboard")
         if board is not None:
             args, tasks = board.get("args"), board.get("tasks")
@@ -53,6 +57,13 @@ def timed(lab):
     """Whether a lab takes the timing options (--repeat, --warmup): hello, device_query and latency
     time nothing repeatedly and refuse them, as every lab refuses an option it does not have."""
     return lab.get("timed", True)
+
+
+def recorded(lab):
+    """Whether a lab's --json report has been recorded on the reference GPU (tests/data/reports).
+    A new lab written where no GPU was at hand is `recorded: false` until its first run there: it
+    is built and tested like every lab, but carries no graded task and no leaderboard run."""
+    return lab.get("recorded", True)
 
 
 def leaderboard_runs(labs=None):

@@ -81,10 +81,24 @@ class Manifest(unittest.TestCase):
         with_regions = {rel.split("/")[1] for rel in suite.find_regions(ROOT) if rel.startswith("labs/")}
         self.assertEqual(sorted(with_regions - set(points["labs"])), [])
 
+    def test_a_lab_not_yet_recorded_grades_nothing(self):
+        # its kernels have not run on the reference GPU: no task's points and no leaderboard
+        # may depend on them (lab_manifest refuses the leaderboard; here the points)
+        with open(os.path.join(ROOT, "grading", "points.json"), encoding="utf-8") as f:
+            points = json.load(f)
+        for lab in LABS:
+            if lab_manifest.recorded(lab):
+                continue
+            self.assertNotIn("leaderboard", lab, lab["name"])
+            self.assertEqual([t for t in points["tasks"] if t.split(".")[0] == lab["name"]], [], lab["name"])
+            self.assertNotIn(lab["name"], points.get("labs", {}), lab["name"])
+
     def test_a_malformed_manifest_is_refused(self):
         good = {"name": "x", "idea": "an idea", "bench": {"x": []}}
         for bad in ([good, good], [dict(good, name="not a name")], [dict(good, idea="")],
-                    [dict(good, bench={"r": [1]})], [dict(good, profile={"args": []})]):
+                    [dict(good, bench={"r": [1]})], [dict(good, profile={"args": []})],
+                    [dict(good, recorded="no")],
+                    [dict(good, recorded=False, leaderboard={"args": [], "tasks": {"x.t": ["v"]}})]):
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
                 json.dump({"labs": bad}, f)
             try:

@@ -42,8 +42,13 @@ def both(report):
 
 class Recorded(unittest.TestCase):
     def test_there_is_a_recorded_report_of_every_lab(self):
+        # every lab but one marked recorded: false in labs/manifest.json (a lab written where no
+        # GPU was at hand, until its first run on the reference GPU); and a marked lab has none,
+        # so the mark goes when its report comes
         labs = {load(p)["lab"] for p in RECORDED}
-        self.assertEqual(sorted(set(lab["name"] for lab in lab_manifest.load()) - labs), [])
+        manifest = lab_manifest.load()
+        self.assertEqual(sorted({lab["name"] for lab in manifest if lab_manifest.recorded(lab)} - labs), [])
+        self.assertEqual(sorted({lab["name"] for lab in manifest if not lab_manifest.recorded(lab)} & labs), [])
 
     def test_every_recorded_report_validates(self):
         for path in RECORDED:

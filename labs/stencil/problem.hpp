@@ -1,0 +1,137 @@
+#pragma once
+// The stencil lab's problems, each stated once for its variants (common/driver.hpp): the input
+// and the CPU's answer, the bytes a launch must move (the input read once, the output written
+// once: 8 per cell, however many steps a heat launch takes), the FLOPs, the poison, the check
+// of every element, and the negated input as the second set (every stencil here is linear: its
+// answer is exactly minus the first's), so that a replayed result is caught.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/driver.hpp"
+#include "common/variants.hpp"
+#include "reference.hpp"
+#include "stencil.hpp"
+
+namespace stencil {
+
+// What every problem shares: an input of `cells` floats, its negation as the second set, and
+// the answer to each.
+class Field {
+ public:
+  Field(std::size_t cells, std::uint64_t seed, cudalab::Replays replays) : x_(make_field(cells, seed)), in_(x_) {
+    if (replays == cudalab::Replays::kCaught) {
+      std::vector<float> negated(x_.size());
+      for (std::size_t i = 0; i < x_.size(); ++i) negated[i] = -x_[i];
+      sets_ = std::make_unique<cudalab::InputSets>();
+      sets_->add(in_, negated);
+    }
+  }
+  Field(const Field&) = delete;
+  Field& operator=(const Field&) = delete;
+
+  const std::vector<float>& host() const { return x_; }
+  const float* device() const { return in_.data(); }
+  std::size_t cells() const { return x_.size(); }
+  cudalab::InputSets* replay_sets() { return sets_.get(); }
+  int sign() const { return sets_ && sets_->current() == 1 ? -1 : 1; }
+
+ private:
+  std::vector<float> x_;
+  cudalab::DeviceBuffer<float> in_;
+  std::unique_ptr<cudalab::InputSets> sets_;
+};
+
+class ConvProblem {
+ public:
+  ConvProblem(int nx, int ny, int radius, std::uint64_t seed, cudalab::Replays replays)
+      : nx_(nx), ny_(ny), r_(radius), field_(static_cast<std::size_t>(nx) * ny, seed, replays),
+        w_(make_filter(radius, seed + 1)), out_(field_.cells()),
+        want_(conv_reference(field_.host(), nx, ny, w_, radius, conv_check_rows(nx, ny, radius, seed + 2))) {
+    set_filter(w_, radius);
+  }
+  ConvProblem(const ConvProblem&) = delete;  // its rungs hold references to it
+  ConvProblem& operator=(const ConvProblem&) = delete;
+
+  double bytes() const { return 8.0 * static_cast<double>(field_.cells()); }
+  double flops() const { return 2.0 * (2 * r_ + 1) * (2 * r_ + 1) * static_cast<double>(field_.cells()); }
+  void poison() { out_.fill_bytes(0xFF); }
+  bool check(const std::string& variant) const {
+    const std::vector<float> got = out_.download();
+    return first_mismatch(want_, got.data(), field_.sign(), variant.c_str()) == want_.value.size();
+  }
+  cudalab::InputSets* replay_sets() { return field_.replay_sets(); }
+  // The elements the check compares (all, or the border rows and 16 drawn ones of a large run).
+  std::size_t checked() const { return want_.value.size(); }
+
+  std::vector<cudalab::Rung> rungs(const std::vector<Variant>& chosen) {
+    std::vector<cudalab::Rung> rungs;
+    for (Variant v : chosen) {
+      if (kind_of(v) != Kind::kConv) continue;
+      rungs.push_back(cudalab::problem_rung(*this, variant_name(v), [this, v] {
+        conv(v, field_.device(), out_.data(), nx_, ny_, r_);
+      }));
+    }
+    return rungs;
+  }
+
+ private:
+  int nx_, ny_, r_;
+  Field field_;
+  std::vector<float> w_;
+  cudalab::DeviceBuffer<float> out_;
+  Answer want_;
+};
+
+// The heat equation, 2D (nz == 1 and not three_d) or 3D.
+class HeatProblem {
+ public:
+  HeatProblem(int nx, int ny, int nz, int steps, bool three_d, std::uint64_t seed, cudalab::Replays replays)
+      : nx_(nx), ny_(ny), nz_(nz), steps_(steps), three_d_(three_d),
+        field_(static_cast<std::size_t>(nx) * ny * nz, seed, replays), a_(field_.cells()), b_(field_.cells()),
+        want_(heat_reference(field_.host(), nx, ny, nz, steps, three_d)) {}
+  HeatProblem(const HeatProblem&) = delete;
+  HeatProblem& operator=(const HeatProblem&) = delete;
+
+  double bytes() const { return 8.0 * static_cast<double>(field_.cells()); }  // the napkin minimum for any steps
+  double flops() const { return (three_d_ ? 9.0 : 7.0) * steps_ * static_cast<double>(field_.cells()); }
+  void poison() {
+    a_.fill_bytes(0xFF);
+    b_.fill_bytes(0xFF);
+  }
+  bool check(const std::string& variant) const {
+    std::vector<float> got(field_.cells());
+    CUDA_CHECK(cudaMemcpy(got.data(), result_, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    return first_mismatch(want_, got.data(), field_.sign(), variant.c_str()) == want_.value.size();
+  }
+  cudalab::InputSets* replay_sets() { return field_.replay_sets(); }
+  int steps() const { return steps_; }
+
+  std::vector<cudalab::Rung> rungs(const std::vector<Variant>& chosen) {
+    const Kind kind = three_d_ ? Kind::kHeat3d : Kind::kHeat2d;
+    std::vector<cudalab::Rung> rungs;
+    for (Variant v : chosen) {
+      if (kind_of(v) != kind) continue;
+      const auto launches = std::make_shared<int>(0);
+      cudalab::Rung r = cudalab::problem_rung(*this, variant_name(v), [this, v, launches] {
+        result_ = three_d_ ? heat3d(v, field_.device(), a_.data(), b_.data(), nx_, ny_, nz_, steps_, launches.get())
+                           : heat2d(v, field_.device(), a_.data(), b_.data(), nx_, ny_, steps_, launches.get());
+      });
+      r.cells = [launches] { return std::vector<cudalab::Cell>{{"launches", "launches", *launches}}; };
+      rungs.push_back(std::move(r));
+    }
+    return rungs;
+  }
+
+ private:
+  int nx_, ny_, nz_, steps_;
+  bool three_d_;
+  Field field_;
+  cudalab::DeviceBuffer<float> a_, b_;
+  const float* result_ = nullptr;
+  Answer want_;
+};
+
+}  // namespace stencil

@@ -1,0 +1,385 @@
+// stencil: the kernels of the three ladders (convolution, 2D heat, 3D heat).
+//
+// Napkin math (H200, float, 16384^2 = 1 GiB per image): a stencil that reads its input once and
+// writes its output once moves 8 bytes per cell, 2.1 GB, at least 0.45 ms at 4.8 TB/s. A filter
+// of radius R reads (2R + 1)^2 inputs per output, but its neighbours read the same ones: from
+// DRAM each input needs reading once; the question is which level of the memory hierarchy
+// serves the other (2R + 1)^2 - 1 reads. L1 (256 KB per SM, shared with shared memory) and L2
+// do it for free at small R; a shared tile does it on purpose, at a price: the halo (every
+// block loads (T + 2R)^2 cells for T^2 outputs) and a barrier.
+#include "stencil.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+#include "common/variants.hpp"
+
+namespace stencil {
+
+namespace {
+
+__constant__ float c_filter[kMaxTaps];
+
+__host__ __device__ __forceinline__ int clampi(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+
+// ---- convolution: out[y][x] = sum over dy, dx of w[dy][dx] * in[clamp(y + dy)][clamp(x + dx)] ----
+// Every variant adds the taps in the same order (dy, then dx, each an FMA), so they differ only
+// in where the inputs come from.
+
+constexpr int kBx = 32, kBy = 8;  // every 2D kernel: 32 x 8 threads (a warp is one row of 32)
+
+// One output per thread, straight from global memory: no `const __restrict__`, so the compiler
+// issues plain loads (L1 and L2 still catch the neighbours' reuse).
+__global__ void conv_naive(const float* in, float* out, int nx, int ny, int r) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= nx || y >= ny) return;
+  const int w = 2 * r + 1;
+  float acc = 0.0f;
+  for (int dy = -r; dy <= r; ++dy) {
+    const float* row = in + static_cast<std::size_t>(clampi(y + dy, ny - 1)) * nx;
+    for (int dx = -r; dx <= r; ++dx) acc = fmaf(c_filter[(dy + r) * w + dx + r], row[clampi(x + dx, nx - 1)], acc);
+  }
+  out[static_cast<std::size_t>(y) * nx + x] = acc;
+}
+
+// The same through the read-only data path (LDG.NC: the texture cache's path, no coherence).
+__global__ void conv_read_only(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int r) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= nx || y >= ny) return;
+  const int w = 2 * r + 1;
+  float acc = 0.0f;
+  for (int dy = -r; dy <= r; ++dy) {
+    const float* row = in + static_cast<std::size_t>(clampi(y + dy, ny - 1)) * nx;
+    for (int dx = -r; dx <= r; ++dx) acc = fmaf(c_filter[(dy + r) * w + dx + r], __ldg(row + clampi(x + dx, nx - 1)), acc);
+  }
+  out[static_cast<std::size_t>(y) * nx + x] = acc;
+}
+
+// A shared tile: the block's kBx x (kBy * ROWS) outputs and a halo of r on every side, loaded by
+// the whole block (clamped at the image's borders), then every tap from shared memory. With ROWS
+// outputs per thread (rows ty, ty + kBy, ...: a warp stays on one row) the halo is shared by more
+// outputs. Dynamic shared memory: (kBx + 2r) x (kBy * ROWS + 2r) floats.
+template <int ROWS>
+__global__ void __launch_bounds__(kBx* kBy) conv_shared(const float* __restrict__ in, float* __restrict__ out, int nx,
+                                                        int ny, int r) {
+  extern __shared__ float tile[];
+  constexpr int kTh = kBy * ROWS;
+  const int sw = kBx + 2 * r, sh = kTh + 2 * r;
+  const int x0 = static_cast<int>(blockIdx.x) * kBx, y0 = static_cast<int>(blockIdx.y) * kTh;
+  const int tid = static_cast<int>(threadIdx.y) * kBx + static_cast<int>(threadIdx.x);
+  for (int i = tid; i < sw * sh; i += kBx * kBy) {
+    const int sy = i / sw, sx = i - sy * sw;
+    tile[i] = in[static_cast<std::size_t>(clampi(y0 + sy - r, ny - 1)) * nx + clampi(x0 + sx - r, nx - 1)];
+  }
+  __syncthreads();
+  const int w = 2 * r + 1;
+  const int tx = static_cast<int>(threadIdx.x), x = x0 + tx;
+#pragma unroll
+  for (int k = 0; k < ROWS; ++k) {
+    const int ty = static_cast<int>(threadIdx.y) + k * kBy, y = y0 + ty;
+    if (x >= nx || y >= ny) continue;
+    float acc = 0.0f;
+    for (int dy = -r; dy <= r; ++dy) {
+      const float* row = tile + (ty + dy + r) * sw + tx + r;
+      for (int dx = -r; dx <= r; ++dx) acc = fmaf(c_filter[(dy + r) * w + dx + r], row[dx], acc);
+    }
+    out[static_cast<std::size_t>(y) * nx + x] = acc;
+  }
+}
+
+// ---- the 2D heat equation: u' = u + a * (n + s + w + e - 4u), borders clamped ----
+
+__device__ __forceinline__ float heat5(float c, float n, float s, float w, float e, float a) {
+  return c + a * (((n + s) + (w + e)) - 4.0f * c);
+}
+
+__global__ void heat2d_naive(const float* in, float* out, int nx, int ny, float a) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= nx || y >= ny) return;
+  const std::size_t row = static_cast<std::size_t>(y) * nx;
+  const float c = in[row + x];
+  const float n = in[static_cast<std::size_t>(clampi(y - 1, ny - 1)) * nx + x];
+  const float s = in[static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x];
+  const float w = in[row + clampi(x - 1, nx - 1)], e = in[row + clampi(x + 1, nx - 1)];
+  out[row + x] = heat5(c, n, s, w, e, a);
+}
+
+// One step from a (kBx + 2) x (kBy + 2) shared tile: the block loads its cells and the 1-cell
+// halo (clamped), then each thread reads its four neighbours from shared memory.
+__global__ void __launch_bounds__(kBx* kBy) heat2d_shared(const float* __restrict__ in, float* __restrict__ out, int nx,
+                                                          int ny, float a) {
+  __shared__ float tile[kBy + 2][kBx + 2];
+  const int x0 = static_cast<int>(blockIdx.x) * kBx, y0 = static_cast<int>(blockIdx.y) * kBy;
+  const int tid = static_cast<int>(threadIdx.y) * kBx + static_cast<int>(threadIdx.x);
+  for (int i = tid; i < (kBx + 2) * (kBy + 2); i += kBx * kBy) {
+    const int sy = i / (kBx + 2), sx = i - sy * (kBx + 2);
+    tile[sy][sx] = in[static_cast<std::size_t>(clampi(y0 + sy - 1, ny - 1)) * nx + clampi(x0 + sx - 1, nx - 1)];
+  }
+  __syncthreads();
+  const int tx = static_cast<int>(threadIdx.x) + 1, ty = static_cast<int>(threadIdx.y) + 1;
+  const int x = x0 + tx - 1, y = y0 + ty - 1;
+  if (x >= nx || y >= ny) return;
+  out[static_cast<std::size_t>(y) * nx + x] =
+      heat5(tile[ty][tx], tile[ty - 1][tx], tile[ty + 1][tx], tile[ty][tx - 1], tile[ty][tx + 1], a);
+}
+
+// Temporal blocking: k (<= kTemporalSteps) steps in shared memory per launch. The block owns a
+// kTw x kTw tile of outputs and loads it with a halo of kTemporalSteps cells; step s is valid on
+// the region shrunk by s, so after k steps the tile itself is right, and DRAM saw one read and
+// one write per cell for k steps (plus the halo). A neighbour is read at its clamped global
+// position, mapped into the shared region: at the image's borders that is the cell itself, as
+// in every other variant.
+constexpr int kTw = 32, kHalo = kTemporalSteps, kSw = kTw + 2 * kHalo;
+
+__global__ void __launch_bounds__(kBx* kBy) heat2d_temporal(const float* __restrict__ in, float* __restrict__ out,
+                                                            int nx, int ny, float a, int k) {
+  __shared__ float buf[2][kSw * kSw];
+  const int ox = static_cast<int>(blockIdx.x) * kTw - kHalo, oy = static_cast<int>(blockIdx.y) * kTw - kHalo;
+  const int tid = static_cast<int>(threadIdx.y) * kBx + static_cast<int>(threadIdx.x);
+  for (int i = tid; i < kSw * kSw; i += kBx * kBy) {
+    const int sy = i / kSw, sx = i - sy * kSw;
+    buf[0][i] = in[static_cast<std::size_t>(clampi(oy + sy, ny - 1)) * nx + clampi(ox + sx, nx - 1)];
+  }
+  __syncthreads();
+  int cur = 0;
+  for (int s = 1; s <= k; ++s) {
+    const float* u = buf[cur];
+    float* v = buf[cur ^ 1];
+    const int lo = s, hi = kSw - s;  // the region this step makes valid
+    for (int i = tid; i < kSw * kSw; i += kBx * kBy) {
+      const int sy = i / kSw, sx = i - sy * kSw;
+      const int gx = ox + sx, gy = oy + sy;
+      if (sx < lo || sx >= hi || sy < lo || sy >= hi || gx < 0 || gx >= nx || gy < 0 || gy >= ny) continue;
+      const int n = (clampi(gy - 1, ny - 1) - oy) * kSw + sx, sth = (clampi(gy + 1, ny - 1) - oy) * kSw + sx;
+      const int w = sy * kSw + clampi(gx - 1, nx - 1) - ox, e = sy * kSw + clampi(gx + 1, nx - 1) - ox;
+      v[i] = heat5(u[i], u[n], u[sth], u[w], u[e], a);
+    }
+    __syncthreads();
+    cur ^= 1;
+  }
+  for (int i = tid; i < kTw * kTw; i += kBx * kBy) {
+    const int ty = i / kTw, tx = i - ty * kTw;
+    const int gx = ox + kHalo + tx, gy = oy + kHalo + ty;
+    if (gx < nx && gy < ny) out[static_cast<std::size_t>(gy) * nx + gx] = buf[cur][(ty + kHalo) * kSw + tx + kHalo];
+  }
+}
+
+// ---- the 3D heat equation: 7 points, borders clamped ----
+
+__device__ __forceinline__ float heat7(float c, float n, float s, float w, float e, float below, float above, float a) {
+  return c + a * ((((n + s) + (w + e)) + (below + above)) - 6.0f * c);
+}
+
+// One thread per (x, y) column, marching in z: each plane's cells are read by the column and by
+// its four neighbours' columns (L1 and L2), and the columns above and below by the next and the
+// previous step of the march.
+__global__ void heat3d_naive(const float* in, float* out, int nx, int ny, int nz, float a) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= nx || y >= ny) return;
+  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+  const std::size_t row = static_cast<std::size_t>(y) * nx;
+  const std::size_t n = static_cast<std::size_t>(clampi(y - 1, ny - 1)) * nx + x;
+  const std::size_t s = static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x;
+  const std::size_t w = row + clampi(x - 1, nx - 1), e = row + clampi(x + 1, nx - 1), c = row + x;
+  for (int z = 0; z < nz; ++z) {
+    const std::size_t p = static_cast<std::size_t>(z) * plane;
+    const std::size_t below = static_cast<std::size_t>(clampi(z - 1, nz - 1)) * plane;
+    const std::size_t above = static_cast<std::size_t>(clampi(z + 1, nz - 1)) * plane;
+    out[p + c] = heat7(in[p + c], in[p + n], in[p + s], in[p + w], in[p + e], in[below + c], in[above + c], a);
+  }
+}
+
+// 2.5D blocking: the block marches a kBx x kBy tile through z. The current plane sits in shared
+// memory (the threads' own cells from registers, the 1-cell halo loaded by the edge threads:
+// a 5-point plane needs no corners); the cells below and above stay in each thread's registers,
+// so every cell is read from DRAM about once per step. Threads past the image's edge hold their
+// clamped cell, so a neighbour past the edge is the edge cell, as in every other variant.
+__global__ void __launch_bounds__(kBx* kBy) heat3d_plane(const float* __restrict__ in, float* __restrict__ out, int nx,
+                                                         int ny, int nz, float a) {
+  __shared__ float tile[kBy + 2][kBx + 2];
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int gx = static_cast<int>(blockIdx.x) * kBx + tx, gy = static_cast<int>(blockIdx.y) * kBy + ty;
+  const int x = clampi(gx, nx - 1), y = clampi(gy, ny - 1);
+  const bool mine = gx < nx && gy < ny;
+  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+  const std::size_t c = static_cast<std::size_t>(y) * nx + x;
+  const int x0 = static_cast<int>(blockIdx.x) * kBx, y0 = static_cast<int>(blockIdx.y) * kBy;
+  float below = in[c];  // z = -1 is clamped to 0
+  float centre = in[c];
+  float above = in[static_cast<std::size_t>(clampi(1, nz - 1)) * plane + c];
+  for (int z = 0; z < nz; ++z) {
+    const std::size_t p = static_cast<std::size_t>(z) * plane;
+    tile[ty + 1][tx + 1] = centre;
+    if (tx == 0) tile[ty + 1][0] = in[p + static_cast<std::size_t>(y) * nx + clampi(x0 - 1, nx - 1)];
+    if (tx == kBx - 1) tile[ty + 1][kBx + 1] = in[p + static_cast<std::size_t>(y) * nx + clampi(x0 + kBx, nx - 1)];
+    if (ty == 0) tile[0][tx + 1] = in[p + static_cast<std::size_t>(clampi(y0 - 1, ny - 1)) * nx + x];
+    if (ty == kBy - 1) tile[kBy + 1][tx + 1] = in[p + static_cast<std::size_t>(clampi(y0 + kBy, ny - 1)) * nx + x];
+    __syncthreads();
+    if (mine) {
+      out[p + c] = heat7(centre, tile[ty][tx + 1], tile[ty + 2][tx + 1], tile[ty + 1][tx], tile[ty + 1][tx + 2], below,
+                         above, a);
+    }
+    __syncthreads();  // the tile is read before the next plane overwrites it
+    below = centre;
+    centre = above;
+    if (z + 2 < nz) above = in[static_cast<std::size_t>(z + 2) * plane + c];  // else clamped: stays
+  }
+}
+
+// ---- the ladder, described once ----
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  Kind kind;
+};
+
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kConvNaive, "conv_naive", "global loads, one output per thread: L1 and L2 serve the neighbours' reuse",
+       Kind::kConv},
+      {Variant::kConvReadOnly, "conv_read_only", "the same loads through the read-only path (__ldg)", Kind::kConv},
+      {Variant::kConvSharedTile, "conv_shared_tile",
+       "the block loads a 32 x 8 tile and its halo into shared memory; every tap from there", Kind::kConv},
+      {Variant::kConvSharedCoarse, "conv_shared_coarse",
+       "a 32 x 32 tile, 4 outputs per thread: the same halo shared by 4 times the outputs", Kind::kConv},
+      {Variant::kHeat2dNaive, "heat2d_naive", "one step per launch, global loads", Kind::kHeat2d},
+      {Variant::kHeat2dSharedTile, "heat2d_shared_tile", "one step per launch from a shared tile with a 1-cell halo",
+       Kind::kHeat2d},
+      {Variant::kHeat2dTemporal, "heat2d_temporal",
+       "4 steps per launch in shared memory (a 4-cell halo): one DRAM read and write per 4 steps", Kind::kHeat2d},
+      {Variant::kHeat3dNaive, "heat3d_naive", "one thread per (x, y) column marching in z, global loads", Kind::kHeat3d},
+      {Variant::kHeat3dPlane, "heat3d_plane",
+       "2.5D blocking: the plane in shared memory, the cells below and above in registers", Kind::kHeat3d},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "stencil"); }
+
+dim3 grid_2d(int nx, int ny, int tile_x, int tile_y) {
+  return dim3(static_cast<unsigned>(cudalab::ceil_div(nx, tile_x)), static_cast<unsigned>(cudalab::ceil_div(ny, tile_y)));
+}
+
+void require_grid(int nx, int ny, int tile_y) {
+  if (cudalab::ceil_div(ny, tile_y) > 65535) {
+    throw std::invalid_argument("stencil: " + std::to_string(ny) + " rows need more than 65535 blocks in y");
+  }
+  if (nx <= 0 || ny <= 0) throw std::invalid_argument("stencil: the sizes must be positive");
+}
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::kConv: return "conv";
+    case Kind::kHeat2d: return "heat2d";
+    case Kind::kHeat3d: return "heat3d";
+  }
+  return "?";
+}
+
+Kind kind_of(Variant v) { return row_of(v).kind; }
+
+void set_filter(const std::vector<float>& weights, int radius) {
+  if (radius < 1 || radius > kMaxRadius) {
+    throw std::invalid_argument("set_filter: the radius must be 1 .. " + std::to_string(kMaxRadius));
+  }
+  const std::size_t taps = static_cast<std::size_t>(2 * radius + 1) * static_cast<std::size_t>(2 * radius + 1);
+  if (weights.size() != taps) throw std::invalid_argument("set_filter: expected (2R + 1)^2 weights");
+  CUDA_CHECK(cudaMemcpyToSymbol(c_filter, weights.data(), taps * sizeof(float)));
+}
+
+void conv(Variant v, const float* in, float* out, int nx, int ny, int radius, cudaStream_t stream) {
+  if (kind_of(v) != Kind::kConv) throw std::invalid_argument("conv: " + variant_name(v) + " is not a convolution");
+  if (radius < 1 || radius > kMaxRadius) throw std::invalid_argument("conv: the radius must be 1 .. 8");
+  const dim3 block(kBx, kBy);
+  const auto smem = [radius](int th) {
+    return static_cast<std::size_t>(kBx + 2 * radius) * static_cast<std::size_t>(th + 2 * radius) * sizeof(float);
+  };
+  switch (v) {
+    case Variant::kConvNaive:
+      require_grid(nx, ny, kBy);
+      conv_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
+      break;
+    case Variant::kConvReadOnly:
+      require_grid(nx, ny, kBy);
+      conv_read_only<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
+      break;
+    case Variant::kConvSharedTile:
+      require_grid(nx, ny, kBy);
+      conv_shared<1><<<grid_2d(nx, ny, kBx, kBy), block, smem(kBy), stream>>>(in, out, nx, ny, radius);
+      break;
+    default:
+      require_grid(nx, ny, 4 * kBy);
+      conv_shared<4><<<grid_2d(nx, ny, kBx, 4 * kBy), block, smem(4 * kBy), stream>>>(in, out, nx, ny, radius);
+      break;
+  }
+  CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+}
+
+const float* heat2d(Variant v, const float* u0, float* a, float* b, int nx, int ny, int steps, int* launches,
+                    cudaStream_t stream) {
+  if (kind_of(v) != Kind::kHeat2d) throw std::invalid_argument("heat2d: " + variant_name(v) + " is not a 2D heat step");
+  if (steps < 1) throw std::invalid_argument("heat2d: at least one step");
+  const bool temporal = v == Variant::kHeat2dTemporal;
+  require_grid(nx, ny, temporal ? kTw : kBy);
+  const dim3 block(kBx, kBy);
+  const float* from = u0;
+  float* to = a;
+  int count = 0;
+  for (int done = 0; done < steps; ++count) {
+    const int k = temporal ? (steps - done < kTemporalSteps ? steps - done : kTemporalSteps) : 1;
+    if (v == Variant::kHeat2dNaive) {
+      heat2d_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
+    } else if (v == Variant::kHeat2dSharedTile) {
+      heat2d_shared<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
+    } else {
+      heat2d_temporal<<<grid_2d(nx, ny, kTw, kTw), block, 0, stream>>>(from, to, nx, ny, kAlpha2d, k);
+    }
+    CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+    done += k;
+    from = to;
+    to = to == a ? b : a;
+  }
+  if (launches) *launches = count;
+  return from;
+}
+
+const float* heat3d(Variant v, const float* u0, float* a, float* b, int nx, int ny, int nz, int steps, int* launches,
+                    cudaStream_t stream) {
+  if (kind_of(v) != Kind::kHeat3d) throw std::invalid_argument("heat3d: " + variant_name(v) + " is not a 3D heat step");
+  if (steps < 1) throw std::invalid_argument("heat3d: at least one step");
+  if (nz <= 0) throw std::invalid_argument("heat3d: the sizes must be positive");
+  require_grid(nx, ny, kBy);
+  const dim3 block(kBx, kBy);
+  const float* from = u0;
+  float* to = a;
+  for (int s = 0; s < steps; ++s) {
+    if (v == Variant::kHeat3dNaive) {
+      heat3d_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, nz, kAlpha3d);
+    } else {
+      heat3d_plane<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, nz, kAlpha3d);
+    }
+    CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+    from = to;
+    to = to == a ? b : a;
+  }
+  if (launches) *launches = steps;
+  return from;
+}
+
+double loads_per_output(int tx, int ty, int r) {
+  return static_cast<double>(tx + 2 * r) * static_cast<double>(ty + 2 * r) / (static_cast<double>(tx) * ty);
+}
+
+}  // namespace stencil
