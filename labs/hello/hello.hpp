@@ -30,7 +30,7 @@ std::vector<ThreadIndex> record_indices(dim3 grid, dim3 block);
 cudaError_t vec_add_raw(const int* a, const int* b, int* c, int n);
 
 // Deliberate mistakes, each on the same vecAdd, and what the host sees.
-enum class Break { kTooManyThreads, kOutOfBounds, kSwappedCopy, kMissingSync };
+enum class Break { kTooManyThreads, kOutOfBounds, kSwappedCopy, kMissingSync, kRace, kHostPointer };
 const std::vector<Break>& all_breaks();
 std::string break_name(Break b);
 std::string break_summary(Break b);  // one line: the mistake and how it surfaces
@@ -42,6 +42,8 @@ struct BreakOutcome {
   cudaError_t sync_error = cudaSuccess;    // cudaDeviceSynchronize afterwards
   long long wrong = 0;                     // elements of c that differ from a + b when read
   long long wrong_after_sync = -1;         // kMissingSync: the same count after waiting
+  long long checked = 0;                   // what `wrong` counts out of: elements of c, or kRace's block sums
+  bool pageable_access = false;            // kHostPointer: the device reads pageable host memory (HMM)
 };
 BreakOutcome run_break(Break b, const std::vector<int>& a, const std::vector<int>& b_in);
 

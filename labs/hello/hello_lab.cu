@@ -57,6 +57,27 @@ __global__ void vec_add_unchecked(const int* a, const int* b, int* c) {
   c[i] = a[i] + b[i];
 }
 
+// Break::kRace: each block sums its kBlock values of a + b in shared memory by a tree, with the
+// barrier between the stores and the tree's first step left out. The upper half of the block is
+// made late (a spin, as a busy SM or a cache miss would make it), so the lower half reads its
+// partners' slots before they are written: the race shows every time, not once in a while.
+__global__ void block_sums_racy(const int* a, const int* b, int* sums, int n) {
+  __shared__ int s[kBlock];
+  const int t = static_cast<int>(threadIdx.x), i = static_cast<int>(blockIdx.x) * kBlock + t;
+  if (t >= kBlock / 2) {
+    const long long start = clock64();
+    while (clock64() - start < 20000) {
+    }
+  }
+  s[t] = i < n ? a[i] + b[i] : 0;
+  // __syncthreads();  <- the mistake: left out, so step one reads s[t + 128] before it is written
+  for (int stride = kBlock / 2; stride > 0; stride >>= 1) {
+    if (t < stride) s[t] += s[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = s[0];
+}
+
 // Keeps the GPU busy for `cycles` SM clock cycles (Break::kMissingSync).
 __global__ void spin(long long cycles) {
   const long long start = clock64();
@@ -124,6 +145,7 @@ BreakOutcome run_break(Break kind, const std::vector<int>& a, const std::vector<
   cudalab::DeviceBuffer<int> d_a(a), d_b(b), d_c(a.size());
   d_c.fill_bytes(0xFF);
   BreakOutcome out;
+  out.checked = n;
   std::vector<int> c(a.size(), -1);
   switch (kind) {
     case Break::kTooManyThreads:  // 2048 threads per block: more than any GPU allows (1024)
@@ -160,6 +182,38 @@ BreakOutcome run_break(Break kind, const std::vector<int>& a, const std::vector<
       cudaFreeHost(pinned);
       CUDA_CHECK(copy);
       return out;
+    }
+    case Break::kRace: {  // a shared-memory tree without the barrier after its stores
+      const int blocks = (n + kBlock - 1) / kBlock;
+      cudalab::DeviceBuffer<int> sums(static_cast<std::size_t>(blocks));
+      block_sums_racy<<<blocks, kBlock>>>(d_a.data(), d_b.data(), sums.data(), n);
+      out.launch_error = cudaGetLastError();
+      out.sync_error = cudaDeviceSynchronize();
+      const std::vector<int> got = sums.download();
+      for (int blk = 0; blk < blocks; ++blk) {
+        unsigned want = 0;  // wrapping as the GPU's int adds do
+        for (int i = blk * kBlock; i < n && i < (blk + 1) * kBlock; ++i) {
+          want += static_cast<unsigned>(a[static_cast<std::size_t>(i)]) + static_cast<unsigned>(b[static_cast<std::size_t>(i)]);
+        }
+        out.wrong += static_cast<unsigned>(got[static_cast<std::size_t>(blk)]) != want;
+      }
+      out.checked = blocks;
+      return out;
+    }
+    case Break::kHostPointer: {  // the host's arrays handed to the kernel instead of d_a and d_b
+      int device = 0, pageable = 0;
+      CUDA_CHECK(cudaGetDevice(&device));
+      CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+      out.pageable_access = pageable != 0;
+      vec_add_int<<<(n + kBlock - 1) / kBlock, kBlock>>>(a.data(), b.data(), d_c.data(), n);
+      out.launch_error = cudaGetLastError();
+      out.sync_error = cudaDeviceSynchronize();
+      if (out.sync_error != cudaSuccess) {  // the context is lost: no more CUDA calls but the frees
+        out.wrong = n;
+        return out;
+      }
+      CUDA_CHECK(cudaMemcpy(c.data(), d_c.data(), size, cudaMemcpyDeviceToHost));
+      break;
     }
   }
   out.wrong = count_wrong(c.data(), a, b);
@@ -203,7 +257,11 @@ const cudalab::VariantTable<Break>& break_table() {
       {Break::kOutOfBounds, "oob",
        "no bounds check: reads and writes past the arrays, silently (compute-sanitizer memcheck finds it)"},
       {Break::kSwappedCopy, "swapped_copy", "the result copied host -> device instead of back: only the CPU check notices"},
-      {Break::kMissingSync, "missing_sync", "an async copy into pinned memory read before waiting: stale data"}};
+      {Break::kMissingSync, "missing_sync", "an async copy into pinned memory read before waiting: stale data"},
+      {Break::kRace, "race",
+       "a __syncthreads() left out of a shared-memory sum: wrong block sums (compute-sanitizer racecheck finds it)"},
+      {Break::kHostPointer, "host_pointer",
+       "host arrays passed to a kernel: an illegal address, unless the GPU reads pageable host memory (HMM)"}};
   return table;
 }
 }  // namespace

@@ -156,14 +156,35 @@ int run_break(cudalab::Report& report, const Options& o, hello::Break kind) {
   const auto out = hello::run_break(kind, hello::notes_a(o.n), hello::notes_b(o.n));
   report.field("launch_error", "cudaGetLastError after the launch", cudaGetErrorName(out.launch_error));
   report.field("sync_error", "cudaDeviceSynchronize", cudaGetErrorName(out.sync_error));
-  report.field("wrong", "elements of C that differ from A + B", out.wrong);
+  const bool race = kind == hello::Break::kRace;
+  report.field("wrong", race ? "block sums of C that differ from the CPU's" : "elements of C that differ from A + B",
+               out.wrong, fmt::format("of {}", out.checked));
   if (kind == hello::Break::kMissingSync) {
     report.field("wrong_after_sync", "the same, after cudaDeviceSynchronize", out.wrong_after_sync);
+  }
+  if (kind == hello::Break::kHostPointer) {
+    report.field("pageable_access", "the GPU reads pageable host memory (cudaDevAttrPageableMemoryAccess)",
+                 out.pageable_access);
   }
   if (out.launch_error != cudaSuccess) {
     std::fprintf(stderr, "hello: the launch failed: %s (seen only through cudaGetLastError)\n",
                  cudaGetErrorString(out.launch_error));
     return cudalab::kExitCudaError;
+  }
+  if (out.sync_error != cudaSuccess) {
+    std::fprintf(stderr, "hello: the kernel failed: %s (seen at cudaDeviceSynchronize: it read the host's pointers)\n",
+                 cudaGetErrorString(out.sync_error));
+    return cudalab::kExitCudaError;
+  }
+  if (kind == hello::Break::kHostPointer && out.wrong == 0) {
+    std::fprintf(stderr, "hello: this GPU read the host's pageable memory through HMM; on one without "
+                         "cudaDevAttrPageableMemoryAccess the same code is an illegal address\n");
+    return cudalab::kExitSuccess;
+  }
+  if (race && out.wrong) {
+    std::fprintf(stderr, "hello: %lld of %lld block sums are wrong: a __syncthreads() is missing "
+                         "(compute-sanitizer --tool racecheck names the line)\n", out.wrong, out.checked);
+    return cudalab::kExitWrongResult;
   }
   if (kind == hello::Break::kOutOfBounds) {
     report.note("  Nothing reported: run it under compute-sanitizer --tool memcheck.");

@@ -90,6 +90,14 @@ TEST(HelloGpu, EachMistakeSurfacesAsTheReadmeSays) {
   EXPECT_EQ(early.launch_error, cudaSuccess);
   EXPECT_EQ(early.wrong_after_sync, 0);  // after waiting, the copy has landed
   EXPECT_GT(early.wrong, 0);             // read 5 ms early, the copy had not run
+  const auto race = hello::run_break(hello::Break::kRace, a, b);
+  EXPECT_EQ(race.launch_error, cudaSuccess);
+  EXPECT_EQ(race.sync_error, cudaSuccess);  // nothing reports a race
+  EXPECT_EQ(race.checked, (10000 + 255) / 256);
+  EXPECT_GT(race.wrong, 0);  // the late half's slots were read before they were written
+  // host_pointer is not run here: where the GPU cannot read pageable memory it ends the context
+  // (an illegal address), and every later case of this process would fail; hello.break.host_pointer
+  // runs it in a process of its own.
 }
 
 }  // namespace
