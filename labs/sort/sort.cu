@@ -1,0 +1,407 @@
+// sort: the kernels of the ladder.
+//
+// Napkin math (H200): a sort must read every key and write it once, 8 bytes per key (16 per
+// pair); 2^28 keys, 2.1 GB, at least 0.45 ms at 4.8 TB/s. An LSD radix sort with b-bit digits
+// makes 32 / b passes, and each pass reads the keys twice (to count their digits, then to move
+// them) and writes them once: 12 bytes per key per pass, 96 with 4-bit digits and 48 with 8-bit
+// ones, plus the counts. A bitonic network makes log2(n)(log2(n) + 1) / 2 compare-exchange
+// steps: 406 at 2^28, each a pass over the keys unless it fits a block's shared memory.
+#include "sort.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "common/math.hpp"
+#include "common/variants.hpp"
+
+namespace sort {
+
+namespace {
+
+__host__ __device__ __forceinline__ std::uint32_t bits_of(std::uint32_t raw, bool is_float) {
+  if (!is_float) return raw;
+  if (raw == 0x80000000u) raw = 0;
+  return (raw & 0x80000000u) ? ~raw : raw | 0x80000000u;
+}
+
+// ---- an exclusive scan of uint32 counts, any n: per-block sums, their scan (the same way, one
+// level up), then each block's scan plus its offset. (The scan lab teaches this and better; here
+// it is a step of the radix sort.) ----
+
+constexpr int kScanThreads = 1024, kScanItems = 4, kScanTile = kScanThreads * kScanItems;
+
+// The exclusive scan of one value per thread over the block; *total gets the block's sum.
+__device__ std::uint32_t block_exclusive_scan(std::uint32_t v, std::uint32_t* total) {
+  __shared__ std::uint32_t warp_sums[kScanThreads / 32];
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  std::uint32_t incl = v;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const std::uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += y;
+  }
+  if (lane == 31) warp_sums[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    std::uint32_t w = lane < kScanThreads / 32 ? warp_sums[lane] : 0;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const std::uint32_t y = __shfl_up_sync(0xffffffffu, w, off);
+      if (lane >= off) w += y;
+    }
+    if (lane < kScanThreads / 32) warp_sums[lane] = w;
+  }
+  __syncthreads();
+  const std::uint32_t before = (warp > 0 ? warp_sums[warp - 1] : 0) + incl - v;
+  *total = warp_sums[kScanThreads / 32 - 1];
+  __syncthreads();  // warp_sums is read before a next call overwrites it
+  return before;
+}
+
+__global__ void __launch_bounds__(kScanThreads) scan_block_sums(const std::uint32_t* in, std::size_t n, std::uint32_t* sums) {
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kScanTile + threadIdx.x * kScanItems;
+  std::uint32_t v = 0;
+#pragma unroll
+  for (int k = 0; k < kScanItems; ++k) v += first + k < n ? in[first + k] : 0u;
+  std::uint32_t total = 0;
+  block_exclusive_scan(v, &total);
+  if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+__global__ void __launch_bounds__(kScanThreads) scan_blocks(const std::uint32_t* in, std::uint32_t* out, std::size_t n,
+                                                            const std::uint32_t* offsets) {
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kScanTile + threadIdx.x * kScanItems;
+  std::uint32_t v[kScanItems], sum = 0;
+#pragma unroll
+  for (int k = 0; k < kScanItems; ++k) {
+    v[k] = first + k < n ? in[first + k] : 0u;
+    sum += v[k];
+  }
+  std::uint32_t total = 0;
+  std::uint32_t run = block_exclusive_scan(sum, &total) + (offsets ? offsets[blockIdx.x] : 0u);
+#pragma unroll
+  for (int k = 0; k < kScanItems; ++k) {
+    if (first + k < n) out[first + k] = run;
+    run += v[k];
+  }
+}
+
+// out = the exclusive scan of in (n values); `sums` holds every level's block sums. Returns the
+// launches.
+int exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std::uint32_t* sums, cudaStream_t stream) {
+  const std::size_t blocks = cudalab::ceil_div(n, static_cast<std::size_t>(kScanTile));
+  if (blocks == 1) {
+    scan_blocks<<<1, kScanThreads, 0, stream>>>(in, out, n, nullptr);
+    CUDA_CHECK_LAUNCH("scan_blocks");
+    return 1;
+  }
+  scan_block_sums<<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(in, n, sums);
+  CUDA_CHECK_LAUNCH("scan_block_sums");
+  const int deeper = exclusive_scan(sums, sums, blocks, sums + blocks, stream);  // in place, one level up
+  scan_blocks<<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(in, out, n, sums);
+  CUDA_CHECK_LAUNCH("scan_blocks");
+  return deeper + 2;
+}
+
+// ---- LSD radix sort: per pass, the tiles' digit counts, their scan, a stable scatter ----
+
+constexpr int kRadixThreads = 256, kRadixItems = 16, kRadixTile = kRadixThreads * kRadixItems;
+constexpr int kRadixWarps = kRadixThreads / 32;
+
+// Element k of a thread in a tile: rounds of 256 consecutive keys, thread t the t-th of each, so
+// that the threads of a round, in order, are the keys in input order (the scatter's stability).
+__device__ __forceinline__ std::size_t radix_index(std::size_t tile, int k) {
+  return tile * kRadixTile + static_cast<std::size_t>(k) * kRadixThreads + threadIdx.x;
+}
+
+// Pass 1 of 3: how many keys of each digit the tile holds, into counts[digit * tiles + tile]
+// (digit-major: the exclusive scan of that array is where each tile's keys of each digit go).
+template <int BITS>
+__global__ void __launch_bounds__(kRadixThreads) radix_count(const std::uint32_t* keys, std::size_t n, int shift,
+                                                             bool is_float, std::uint32_t* counts, std::size_t tiles) {
+  constexpr int kDigits = 1 << BITS;
+  __shared__ std::uint32_t hist[kDigits];
+  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) hist[d] = 0;
+  __syncthreads();
+  const std::size_t tile = blockIdx.x;
+#pragma unroll 4
+  for (int k = 0; k < kRadixItems; ++k) {
+    const std::size_t i = radix_index(tile, k);
+    if (i < n) atomicAdd(&hist[(bits_of(keys[i], is_float) >> shift) & (kDigits - 1)], 1u);
+  }
+  __syncthreads();
+  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
+    counts[static_cast<std::size_t>(d) * tiles + tile] = hist[d];
+  }
+}
+
+// Pass 3 of 3: every key of the tile to offsets[digit * tiles + tile] plus its rank among the
+// tile's keys of its digit that come before it. A round of 256 keys at a time: within a warp,
+// __match_any_sync finds the lanes of the same digit and the lower ones count; the warps before
+// add theirs (warp_counts); the rounds before add theirs (running).
+template <int BITS, bool PAIRS>
+__global__ void __launch_bounds__(kRadixThreads) radix_scatter(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+                                                               std::uint32_t* keys_out, std::uint32_t* values_out,
+                                                               std::size_t n, int shift, bool is_float,
+                                                               const std::uint32_t* offsets, std::size_t tiles) {
+  constexpr int kDigits = 1 << BITS;
+  __shared__ std::uint32_t base[kDigits], running[kDigits], warp_counts[kRadixWarps][kDigits];
+  const std::size_t tile = blockIdx.x;
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
+    base[d] = offsets[static_cast<std::size_t>(d) * tiles + tile];
+    running[d] = 0;
+  }
+  for (int k = 0; k < kRadixItems; ++k) {
+    for (int e = static_cast<int>(threadIdx.x); e < kRadixWarps * kDigits; e += kRadixThreads) {
+      warp_counts[e / kDigits][e % kDigits] = 0;
+    }
+    __syncthreads();
+    const std::size_t i = radix_index(tile, k);
+    const bool valid = i < n;
+    const std::uint32_t key = valid ? keys_in[i] : 0u;
+    const int digit = valid ? static_cast<int>((bits_of(key, is_float) >> shift) & (kDigits - 1)) : kDigits;
+    const unsigned peers = __match_any_sync(0xffffffffu, digit);
+    const unsigned lower = static_cast<unsigned>(__popc(peers & ((1u << lane) - 1u)));
+    if (valid && lower == 0) warp_counts[warp][digit] = static_cast<std::uint32_t>(__popc(peers));
+    __syncthreads();
+    if (valid) {
+      std::uint32_t rank = running[digit] + lower;
+      for (int w = 0; w < warp; ++w) rank += warp_counts[w][digit];
+      const std::size_t to = static_cast<std::size_t>(base[digit]) + rank;
+      keys_out[to] = key;
+      if (PAIRS) values_out[to] = values_in[i];
+    }
+    __syncthreads();  // every rank is taken before the running counts move on
+    for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
+      std::uint32_t round = 0;
+      for (int w = 0; w < kRadixWarps; ++w) round += warp_counts[w][d];
+      running[d] += round;
+    }
+    __syncthreads();
+  }
+}
+
+// ---- bitonic sort: compare-exchange steps over the keys padded to a power of two ----
+
+constexpr int kBitonicTile = 2048;  // a block's shared-memory tile: 1024 threads, two keys each
+
+__device__ __forceinline__ void compare_exchange(std::uint32_t& a, std::uint32_t& b, bool ascending, bool is_float) {
+  const bool greater = bits_of(a, is_float) > bits_of(b, is_float);
+  if (greater == ascending) {
+    const std::uint32_t t = a;
+    a = b;
+    b = t;
+  }
+}
+
+__global__ void bitonic_pad(const std::uint32_t* in, std::uint32_t* a, std::size_t n, std::size_t padded, std::uint32_t pad) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < padded;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    a[i] = i < n ? in[i] : pad;
+  }
+}
+
+// In a tile of `tile` keys (a power of two, at most kBitonicTile) in shared memory: with
+// k_first == 2 the whole bitonic sort of the tile (k = 2 .. tile); else, for one k >= 2 * tile,
+// the steps j = tile / 2 .. 1 of its merge. The direction of a pair follows its global index.
+__global__ void __launch_bounds__(kBitonicTile / 2) bitonic_tile(std::uint32_t* a, int tile, std::size_t k_first,
+                                                                 std::size_t k_last, bool is_float) {
+  __shared__ std::uint32_t s[kBitonicTile];
+  const std::size_t origin = static_cast<std::size_t>(blockIdx.x) * static_cast<std::size_t>(tile);
+  for (int e = static_cast<int>(threadIdx.x); e < tile; e += static_cast<int>(blockDim.x)) s[e] = a[origin + e];
+  __syncthreads();
+  for (std::size_t k = k_first; k <= k_last; k <<= 1) {
+    const std::size_t half = static_cast<std::size_t>(tile / 2);
+    for (std::size_t j = k / 2 < half ? k / 2 : half; j > 0; j >>= 1) {
+      const int t = static_cast<int>(threadIdx.x);
+      const int i = 2 * t - (t & static_cast<int>(j - 1));  // the lower index of this thread's pair
+      const int l = i + static_cast<int>(j);
+      compare_exchange(s[i], s[l], ((origin + static_cast<std::size_t>(i)) & k) == 0, is_float);
+      __syncthreads();
+    }
+  }
+  for (int e = static_cast<int>(threadIdx.x); e < tile; e += static_cast<int>(blockDim.x)) a[origin + e] = s[e];
+}
+
+// One step (k, j) with j >= the tile: each thread one pair (i, i + j).
+__global__ void bitonic_step(std::uint32_t* a, std::size_t padded, std::size_t k, std::size_t j, bool is_float) {
+  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= padded / 2) return;
+  const std::size_t i = 2 * t - (t & (j - 1)), l = i + j;
+  compare_exchange(a[i], a[l], (i & k) == 0, is_float);
+}
+
+// ---- the ladder ----
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  bool stable;
+};
+
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kBitonic, "bitonic",
+       "a bitonic network: compare-exchange steps, those within 2048 keys in shared memory (keys only: not stable)", false},
+      {Variant::kRadix4, "radix4", "LSD radix, 4-bit digits: 8 passes of count, scan, stable scatter", true},
+      {Variant::kRadix8, "radix8", "LSD radix, 8-bit digits: 4 passes, 256 counters per tile", true},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "sort"); }
+
+std::size_t ceil_pow2(std::size_t n) {
+  std::size_t p = 2;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+template <int BITS>
+int radix_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n, std::uint32_t* const kb[2],
+               std::uint32_t* const vb[2], std::uint32_t* counts, std::uint32_t* sums, Sorted& out, cudaStream_t stream) {
+  constexpr int kDigits = 1 << BITS;
+  const std::size_t tiles = cudalab::ceil_div(n, static_cast<std::size_t>(kRadixTile));
+  const bool is_float = t == KeyType::kFloat;
+  const std::uint32_t* kin = keys;
+  const std::uint32_t* vin = values;
+  int launches = 0, to = 0;
+  for (int shift = 0; shift < 32; shift += BITS, to ^= 1) {
+    radix_count<BITS><<<static_cast<unsigned>(tiles), kRadixThreads, 0, stream>>>(kin, n, shift, is_float, counts, tiles);
+    CUDA_CHECK_LAUNCH("radix_count");
+    launches += 1 + exclusive_scan(counts, counts, static_cast<std::size_t>(kDigits) * tiles, sums, stream);
+    if (values) {
+      radix_scatter<BITS, true><<<static_cast<unsigned>(tiles), kRadixThreads, 0, stream>>>(
+          kin, vin, kb[to], vb[to], n, shift, is_float, counts, tiles);
+    } else {
+      radix_scatter<BITS, false><<<static_cast<unsigned>(tiles), kRadixThreads, 0, stream>>>(
+          kin, nullptr, kb[to], nullptr, n, shift, is_float, counts, tiles);
+    }
+    CUDA_CHECK_LAUNCH("radix_scatter");
+    ++launches;
+    kin = kb[to];
+    vin = vb[to];
+  }
+  out.keys = kin;
+  out.values = values ? vin : nullptr;
+  return launches;
+}
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+const char* key_type_name(KeyType t) { return t == KeyType::kU32 ? "u32" : "float"; }
+
+bool is_stable(Variant v) { return row_of(v).stable; }
+
+Workspace::Workspace(std::size_t capacity, bool pairs)
+    : capacity_(capacity),
+      keys_{cudalab::DeviceBuffer<std::uint32_t>(std::max(ceil_pow2(capacity), capacity)),
+            cudalab::DeviceBuffer<std::uint32_t>(std::max<std::size_t>(capacity, 1))},
+      values_{cudalab::DeviceBuffer<std::uint32_t>(pairs ? std::max<std::size_t>(capacity, 1) : 0),
+              cudalab::DeviceBuffer<std::uint32_t>(pairs ? std::max<std::size_t>(capacity, 1) : 0)},
+      counts_(256 * cudalab::ceil_div(std::max<std::size_t>(capacity, 1), static_cast<std::size_t>(kRadixTile))),
+      scan_sums_(counts_.size() / (kScanTile - 1) + 64) {}
+
+void Workspace::poison() {
+  for (auto* b : {&keys_[0], &keys_[1], &values_[0], &values_[1]}) {
+    if (b->size() > 0) b->fill_bytes(0xFF);
+  }
+}
+
+void CubSort::poison() {
+  out_keys_.fill_bytes(0xFF);
+  if (out_values_.size() > 0) out_values_.fill_bytes(0xFF);
+}
+
+Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n, Workspace& ws,
+            cudaStream_t stream) {
+  if (n > ws.capacity()) throw std::invalid_argument("sort: n exceeds the workspace capacity");
+  if (values && !is_stable(v)) throw std::invalid_argument("sort: " + variant_name(v) + " is not stable: keys only");
+  if (values && ws.values_[0].size() < n) throw std::invalid_argument("sort: the workspace has no room for values");
+  Sorted out;
+  if (n == 0) {
+    out.keys = ws.keys_[0].data();
+    out.values = values ? ws.values_[0].data() : nullptr;
+    return out;
+  }
+  std::uint32_t* const kb[2] = {ws.keys_[0].data(), ws.keys_[1].data()};
+  std::uint32_t* const vb[2] = {values ? ws.values_[0].data() : nullptr, values ? ws.values_[1].data() : nullptr};
+  if (v == Variant::kRadix4) {
+    out.launches = radix_sort<4>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.scan_sums_.data(), out, stream);
+    return out;
+  }
+  if (v == Variant::kRadix8) {
+    out.launches = radix_sort<8>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.scan_sums_.data(), out, stream);
+    return out;
+  }
+  // bitonic: the keys padded with the largest key to a power of two, sorted in place
+  const bool is_float = t == KeyType::kFloat;
+  const std::size_t padded = ceil_pow2(n);
+  std::uint32_t* a = kb[0];
+  const std::uint32_t pad = is_float ? 0x7FFFFFFFu : 0xFFFFFFFFu;  // sorts last: the largest +NaN, or UINT32_MAX
+  bitonic_pad<<<static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(padded, std::size_t{256}), 65535)), 256, 0,
+                stream>>>(keys, a, n, padded, pad);
+  CUDA_CHECK_LAUNCH("bitonic_pad");
+  const int tile = static_cast<int>(std::min<std::size_t>(padded, kBitonicTile));
+  const unsigned tiles = static_cast<unsigned>(padded / static_cast<std::size_t>(tile));
+  bitonic_tile<<<tiles, tile / 2, 0, stream>>>(a, tile, 2, static_cast<std::size_t>(tile), is_float);
+  CUDA_CHECK_LAUNCH("bitonic_tile");
+  int launches = 2;
+  for (std::size_t k = 2 * static_cast<std::size_t>(tile); k <= padded; k <<= 1) {
+    for (std::size_t j = k / 2; j >= static_cast<std::size_t>(tile); j >>= 1) {
+      bitonic_step<<<static_cast<unsigned>(cudalab::ceil_div(padded / 2, std::size_t{256})), 256, 0, stream>>>(a, padded, k, j,
+                                                                                                             is_float);
+      CUDA_CHECK_LAUNCH("bitonic_step");
+      ++launches;
+    }
+    bitonic_tile<<<tiles, tile / 2, 0, stream>>>(a, tile, k, k, is_float);
+    CUDA_CHECK_LAUNCH("bitonic_tile");
+    ++launches;
+  }
+  out.keys = a;
+  out.launches = launches;
+  return out;
+}
+
+CubSort::CubSort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n)
+    : t_(t), keys_(keys), values_(values), n_(n), out_keys_(std::max<std::size_t>(n, 1)),
+      out_values_(values ? std::max<std::size_t>(n, 1) : 0) {
+  const auto items = static_cast<std::int64_t>(n_);
+  if (values_) {
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes_, keys_, out_keys_.data(), values_, out_values_.data(), items));
+  } else if (t_ == KeyType::kFloat) {
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes_, reinterpret_cast<const float*>(keys_),
+                                              reinterpret_cast<float*>(out_keys_.data()), items));
+  } else {
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes_, keys_, out_keys_.data(), items));
+  }
+  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
+}
+
+Sorted CubSort::run(cudaStream_t stream) {
+  const auto items = static_cast<std::int64_t>(n_);
+  if (values_) {
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes_, keys_, out_keys_.data(), values_,
+                                               out_values_.data(), items, 0, 32, stream));
+  } else if (t_ == KeyType::kFloat) {
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), temp_bytes_, reinterpret_cast<const float*>(keys_),
+                                              reinterpret_cast<float*>(out_keys_.data()), items, 0, 32, stream));
+  } else {
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), temp_bytes_, keys_, out_keys_.data(), items, 0, 32, stream));
+  }
+  Sorted s;
+  s.keys = out_keys_.data();
+  s.values = values_ ? out_values_.data() : nullptr;
+  s.launches = 1;
+  return s;
+}
+
+}  // namespace sort
