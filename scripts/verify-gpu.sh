@@ -3,7 +3,7 @@
 # every change that touches a GPU is held to. Logs go to --out (default build/verify).
 #
 #   scripts/verify-gpu.sh [--out DIR] [--fresh-runs N [--limit S]] [--baseline] [--class-rate]
-#                         [--bench [--against OLD.json]] [--no-suite]
+#                         [--bench [--against OLD.json]] [--record-new] [--no-suite]
 #
 # Always (unless --no-suite): build (release preset), the whole ctest suite (none of it may be
 #   skipped), then scripts/sanitize.sh.
@@ -17,11 +17,14 @@
 #                 and every copy's per-task scores equal to its kind's graded alone.
 # --bench         scripts/bench.py, then its --ratios beside --against (default: the newest
 #                 result under docs/bench), so a ratio that fell is seen in the same log.
+# --record-new    scripts/record_reports.py --unrecorded --mark-recorded: the labs labs/manifest.json
+#                 marks recorded: false (written where no GPU was at hand) get their report in
+#                 tests/data/reports and lose the mark, in this tree (commit both).
 # Exit codes: 0 everything asked for passed, 1 something failed, 2 usage error, 77 no GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-out="" fresh=0 limit=60 baseline=0 class=0 bench=0 against="" suite=1
+out="" fresh=0 limit=60 baseline=0 class=0 bench=0 against="" suite=1 record=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) out="${2:?--out needs a folder}"; shift 2 ;;
@@ -32,7 +35,8 @@ while [[ $# -gt 0 ]]; do
     --bench) bench=1; shift ;;
     --against) against="${2:?--against needs a result}"; shift 2 ;;
     --no-suite) suite=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --record-new) record=1; shift ;;
+    -h|--help) sed -n '2,/^# Exit codes/p' "$0"; exit 0 ;;
     -*) echo "verify-gpu: error: unknown option $1" >&2; exit 2 ;;
     *) [[ -z "$out" ]] || { echo "verify-gpu: error: one output folder, got $out and $1" >&2; exit 2; }
        out="$1"; shift ;;  # the older form: verify-gpu.sh OUTDIR
@@ -60,6 +64,12 @@ if [[ $suite -eq 1 ]]; then
   fi
   echo "== compute-sanitizer"
   scripts/sanitize.sh --build-dir build --out "$out/sanitize" || status=1
+fi
+
+if [[ $record -eq 1 ]]; then
+  echo "== the reports of the labs not yet recorded"
+  python3 scripts/record_reports.py build tests/data/reports --unrecorded --mark-recorded 2>&1 | tee "$out/record.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 
 if [[ $fresh -gt 0 ]]; then

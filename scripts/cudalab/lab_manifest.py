@@ -66,6 +66,24 @@ def recorded(lab):
     return lab.get("recorded", True)
 
 
+def mark_recorded(names, path=PATH):
+    """Removes `recorded: false` from the labs `names` in the manifest at `path` (their reports are
+    recorded now); returns the labs whose mark was removed. The file keeps its layout (json.dump,
+    indent 2, as written)."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    marked = []
+    for lab in doc["labs"]:
+        if lab["name"] in names and lab.get("recorded") is False:
+            del lab["recorded"]
+            marked.append(lab["name"])
+    if marked:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+    return marked
+
+
 def leaderboard_runs(labs=None):
     """{lab: (args, {task: [variants]})} of the labs the leaderboard measures; each args entry a
     string or {"around": c, "spread": s} (a size the grader draws per run in [c - s, c + s])."""

@@ -93,6 +93,23 @@ class Manifest(unittest.TestCase):
             self.assertEqual([t for t in points["tasks"] if t.split(".")[0] == lab["name"]], [], lab["name"])
             self.assertNotIn(lab["name"], points.get("labs", {}), lab["name"])
 
+    def test_marking_a_lab_recorded_removes_only_its_mark_and_keeps_the_layout(self):
+        with open(lab_manifest.PATH, encoding="utf-8") as f:
+            original = f.read()
+        unrecorded = [lab["name"] for lab in LABS if not lab_manifest.recorded(lab)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "manifest.json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(original)
+            self.assertEqual(lab_manifest.mark_recorded(["hello"], path), [])  # recorded already
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), original)  # json.dump's layout: the file as it was
+            if unrecorded:
+                self.assertEqual(lab_manifest.mark_recorded(unrecorded[:1], path), unrecorded[:1])
+                after = lab_manifest.load(path)
+                self.assertEqual([lab["name"] for lab in after if not lab_manifest.recorded(lab)], unrecorded[1:])
+                self.assertEqual([lab["name"] for lab in after], NAMES)
+
     def test_a_malformed_manifest_is_refused(self):
         good = {"name": "x", "idea": "an idea", "bench": {"x": []}}
         for bad in ([good, good], [dict(good, name="not a name")], [dict(good, idea="")],
