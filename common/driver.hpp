@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,6 +110,13 @@ int ladder_exit_code(const LadderResult& ladder);
 //   InputSets* replay_sets();                   the alternating inputs (nullptr: one input set)
 // and must outlive the rung. The lab then adds what is the variant's own (cells, fallback,
 // baseline, time_first_launch).
+// Whether a Problem asks for its check after every timed launch (`static constexpr bool
+// kCheckEveryLaunch = true;`: its check is cheap, one value or a histogram's bins).
+template <typename P, typename = void>
+struct checks_every_launch : std::false_type {};
+template <typename P>
+struct checks_every_launch<P, std::void_t<decltype(P::kCheckEveryLaunch)>> : std::bool_constant<P::kCheckEveryLaunch> {};
+
 template <typename Problem>
 Rung problem_rung(Problem& p, std::string name, std::function<void()> launch) {
   Rung r;
@@ -118,6 +126,7 @@ Rung problem_rung(Problem& p, std::string name, std::function<void()> launch) {
   r.poison = [&p] { p.poison(); };
   r.launch = std::move(launch);
   r.check = [&p, variant = r.name] { return p.check(variant); };
+  if constexpr (checks_every_launch<Problem>::value) r.check_each = [&p, variant = r.name](int) { return p.check(variant); };
   if (InputSets* sets = p.replay_sets()) r.refresh = sets->refresh();
   return r;
 }

@@ -1,5 +1,7 @@
 #include "common/ladder.hpp"
 
+#include <cstdio>
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -90,8 +92,14 @@ LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
     rung.launch();
     CUDA_CHECK(cudaDeviceSynchronize());
     const bool before = rung.check();
-    r.result.timing = bench.run(rung.launch, nullptr, rung.poison ? rung.poison : std::function<void()>{}, rung.refresh);
-    const bool after = before && rung.check();  // what the last timed launch wrote
+    r.result.timing = bench.run(rung.launch, nullptr, rung.poison ? rung.poison : std::function<void()>{}, rung.refresh,
+                                rung.check_each);
+    r.wrong_at_rep = r.result.timing.first_wrong_rep;
+    if (r.wrong_at_rep >= 0) {
+      std::fprintf(stderr, "%s: timed launch %d of %d was wrong\n", rung.name.c_str(), r.wrong_at_rep + 1,
+                   bench.options().repeat);
+    }
+    const bool after = before && rung.check() && r.wrong_at_rep < 0;  // what the timed launches wrote
     r.wrong_after_timing = before && !after;
     r.result.correct = after;
     ladder.all_ok = ladder.all_ok && r.result.correct;
@@ -140,7 +148,11 @@ std::vector<std::string> fallback_notes(const LadderResult& ladder) {
   std::vector<std::string> notes;
   for (const auto& r : ladder.rungs) {
     if (!r.fallback.empty()) notes.push_back(fmt::format("{}: {}", r.result.name, r.fallback));
-    if (r.wrong_after_timing) notes.push_back(fmt::format("{}: right before timing, wrong after the last timed launch", r.result.name));
+    if (r.wrong_after_timing && r.wrong_at_rep >= 0) {
+      notes.push_back(fmt::format("{}: right before timing, wrong after timed launch {}", r.result.name, r.wrong_at_rep + 1));
+    } else if (r.wrong_after_timing) {
+      notes.push_back(fmt::format("{}: right before timing, wrong after the last timed launch", r.result.name));
+    }
     if (!r.result.suspect.empty()) notes.push_back(fmt::format("{}: suspect, not ranked: {}", r.result.name, r.result.suspect));
   }
   return notes;

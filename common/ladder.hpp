@@ -55,6 +55,10 @@ struct Rung {
   // Optional: called before timed repetition i (outside the timing) to give it inputs the one
   // before did not see (InputSets::use(i % 2)); `check` must then judge the inputs last given.
   std::function<void(int)> refresh{};
+  // Optional: checks what timed repetition `rep` wrote, after it and outside the timing, where the
+  // check is cheap (one value, a histogram's bins): a kernel that does the work on some launches
+  // and not on others is wrong at the first launch it skips, not only at the last.
+  std::function<bool(int rep)> check_each{};
   // Optional: the lab's own cells of this row, read once after the check after timing.
   std::function<std::vector<Cell>()> cells{};
   bool baseline{false};             // a yardstick (CUB, cuBLAS): checked and timed, never the best
@@ -98,7 +102,8 @@ struct RungResult {
   VariantResult result;             // name, timing, bytes, FLOPs, correct, suspect
   double first_launch_ms = -1;      // with Rung::time_first_launch
   std::string fallback;
-  bool wrong_after_timing = false;  // right before timing, wrong after the last timed launch
+  bool wrong_after_timing = false;  // right before timing, wrong after the last timed launch (or one checked)
+  int wrong_at_rep = -1;             // with Rung::check_each: the first timed repetition that was wrong
   std::vector<Cell> cells{};        // Rung::cells
   bool baseline{false};             // Rung::baseline
 };

@@ -36,6 +36,9 @@ struct Timing {
   // host adds anyway: the timed launch left work on another stream. (The minimum: a busy host
   // only ever adds time, so one undisturbed repetition clears an honest kernel, while hidden
   // work is in every one.)
+  // With Benchmarker::run's after_each: the first timed repetition whose result was wrong (-1:
+  // every one was right, or none was checked).
+  int first_wrong_rep = -1;
   bool work_outside_the_timed_stream() const {
     return !host_samples_ms.empty() && host_min_ms > 2.0 * (max_ms + host_overhead_ms) + kHostSlackMs;
   }
@@ -90,9 +93,11 @@ class Benchmarker {
   // surface as CudaError.
   // `before_each(i)`, when given, runs before timed repetition i, outside the timing (the driver
   // gives each repetition inputs the previous one did not see there: InputSets in ladder.hpp).
+  // `after_each(i)`, when given, checks what repetition i wrote, after it and outside the timing;
+  // the first repetition it finds wrong is Timing::first_wrong_rep.
   template <typename Launch>
   Timing run(Launch&& launch, cudaStream_t stream = nullptr, const std::function<void()>& before_last = {},
-             const std::function<void(int)>& before_each = {}) {
+             const std::function<void(int)>& before_each = {}, const std::function<bool(int)>& after_each = {}) {
     reset_persisting_l2();
     for (int i = 0; i < options_.warmup; ++i) launch();
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -100,6 +105,7 @@ class Benchmarker {
     samples.reserve(static_cast<std::size_t>(options_.repeat));
     host.reserve(static_cast<std::size_t>(options_.repeat));
     const double overhead_ms = host_overhead_ms(stream);
+    int first_wrong = -1;
     for (int i = 0; i < options_.repeat; ++i) {
       if (before_each) before_each(i);
       if (before_last && i + 1 == options_.repeat) before_last();
@@ -119,8 +125,10 @@ class Benchmarker {
       CUDA_CHECK(cudaDeviceSynchronize());
       host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count() -
                      flush_ms);
+      if (after_each && !after_each(i) && first_wrong < 0) first_wrong = i;
     }
     Timing t = summarize(std::move(samples));
+    t.first_wrong_rep = first_wrong;
     t.host_samples_ms = host;
     const Timing h = summarize(std::move(host));
     t.host_median_ms = h.median_ms;

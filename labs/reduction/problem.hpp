@@ -90,6 +90,8 @@ class Problem {
         }
         return ok && (same || !t.reproducible);
       };
+      // after every timed launch, the one value it wrote (without the reruns)
+      r.check_each = [this, v](int) { return check_value(variant_name(v), read(ws_.result())); };
       r.cells = [seen, &t] {
         using cudalab::Value;
         return std::vector<cudalab::Cell>{
@@ -102,6 +104,7 @@ class Problem {
     }
     cudalab::Rung cub = cudalab::baseline_rung(*this, "cub::DeviceReduce::Sum", [this] { cub_.run(); });
     cub.check = [this, name = cub.name] { return check_value(name, read(cub_out_.data())); };
+    cub.check_each = [this, name = cub.name](int) { return check_value(name, read(cub_out_.data())); };
     rungs.push_back(std::move(cub));
     return rungs;
   }

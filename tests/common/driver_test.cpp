@@ -108,4 +108,23 @@ TEST(CurrentAnswer, FollowsTheSetInTheBuffers) {
   EXPECT_EQ(&cudalab::current_answer(&sets, a, b), &a);
 }
 
+// A problem whose check is cheap asks for it after every timed launch; one that does not, does not.
+struct Cheap : Recorded {
+  static constexpr bool kCheckEveryLaunch = true;
+};
+
+TEST(ProblemRung, ACheapCheckRunsAfterEveryTimedLaunch) {
+  Cheap cheap;
+  cudalab::Rung every = cudalab::problem_rung(cheap, "cheap", [&] { cheap.compute(); });
+  ASSERT_TRUE(every.check_each);
+  every.launch();
+  EXPECT_TRUE(every.check_each(0));
+  cheap.output = 0;  // a launch that wrote nothing new
+  EXPECT_FALSE(every.check_each(1));
+  EXPECT_EQ(cheap.calls, (std::vector<std::string>{"check cheap", "check cheap"}));
+  Recorded plain;
+  EXPECT_FALSE(cudalab::problem_rung(plain, "plain", [&] { plain.compute(); }).check_each);
+  static_assert(cudalab::checks_every_launch<Cheap>::value && !cudalab::checks_every_launch<Recorded>::value);
+}
+
 }  // namespace

@@ -89,4 +89,44 @@ TEST(Ladder, AKernelThatComputesOnlyOnItsFirstLaunchIsWrongNotFast) {
   EXPECT_EQ(notes.size(), ladder.rungs[1].result.suspect.empty() ? 1u : 2u);
 }
 
+// A kernel that does the work on some launches and skips others, where the inputs change between
+// launches: the check after the last timed launch finds it right when that launch computed, so
+// only a check after every timed launch (Rung::check_each, for problems whose check is cheap)
+// catches it. Without that defence the same rung passes.
+TEST(Ladder, AKernelThatSkipsSomeLaunchesIsWrongAtTheFirstItSkips) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::Benchmarker bench({1, 3, false});
+  cudalab::DeviceBuffer<unsigned char> buf(4096);
+  std::vector<std::string> log;
+  int launches = 0, value = 0x11;
+  const auto make = [&](const std::string& name, bool every) {
+    auto r = memset_rung(name, buf, 0x11, log);
+    r.refresh = [&value](int rep) { value = rep % 2 ? 0x22 : 0x11; };  // new inputs, a new answer
+    r.launch = [&buf, &launches, &value] {
+      if (launches++ % 2 == 0) CUDA_CHECK(cudaMemset(buf.data(), value, buf.size()));  // every other launch
+    };
+    r.check = [&buf, &value] {
+      for (unsigned char b : buf.download()) {
+        if (b != value) return false;
+      }
+      return true;
+    };
+    if (every) r.check_each = [check = r.check](int) { return check(); };
+    return r;
+  };
+  // launches: 1 before timing (computes), 1 warm-up (skips), timed 3 (computes, skips, computes)
+  launches = 0;
+  value = 0x11;
+  const cudalab::LadderResult caught = cudalab::run_ladder(bench, {make("skips_checked", true)});
+  EXPECT_FALSE(caught.rungs[0].result.correct);
+  EXPECT_EQ(caught.rungs[0].wrong_at_rep, 1);
+  EXPECT_TRUE(caught.rungs[0].wrong_after_timing);
+  EXPECT_EQ(cudalab::fallback_notes(caught)[0], "skips_checked: right before timing, wrong after timed launch 2");
+  launches = 0;
+  value = 0x11;
+  const cudalab::LadderResult missed = cudalab::run_ladder(bench, {make("skips_unchecked", false)});
+  EXPECT_TRUE(missed.rungs[0].result.correct);  // the last timed launch computed: the old check passes
+  EXPECT_EQ(missed.rungs[0].wrong_at_rep, -1);
+}
+
 }  // namespace
