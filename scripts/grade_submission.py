@@ -79,7 +79,6 @@ itself does not build, 4 --require-gpu and no usable GPU, 5 no sandbox is possib
 --unsafe-no-sandbox was not given, 130 / 143 stopped by SIGINT / SIGTERM (every sandbox, memory
 group, uid lease and work folder of the run is gone; rows already written stay).
 """
-import argparse
 import os
 import signal
 import sys
@@ -95,6 +94,7 @@ if __name__ == "__main__":  # first of all, until stop() takes over below: an in
     signal.signal(signal.SIGINT, _stopped_while_starting)
     signal.signal(signal.SIGTERM, _stopped_while_starting)
 
+import argparse  # noqa: E402  (after the handlers: os, signal and sys are loaded with the interpreter)
 import concurrent.futures  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402

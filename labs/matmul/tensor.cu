@@ -20,6 +20,7 @@
 
 #include "common/banks.hpp"
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/math.hpp"
 
 namespace matmul::tensor {
@@ -640,12 +641,8 @@ LayoutCheck layout_check(Variant v) {
 std::string unavailable(Variant v) {
   (void)row_of(v);
   if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized) return hopper::unavailable();
-  static int major_of[64] = {};  // read once per device: launch() asks inside timed loops
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  int& major = major_of[device % 64];
-  if (major == 0) CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major >= 8 ? "" : "BF16 Tensor Core instructions need sm_80 or later";
+  // the suite's per-device cache: launch() asks inside timed loops
+  return cudalab::launch_limits().cc_major >= 8 ? "" : "BF16 Tensor Core instructions need sm_80 or later";
 }
 
 bool vector_path(const std::uint16_t* a, const std::uint16_t* b, int n, int k) {

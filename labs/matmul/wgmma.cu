@@ -20,6 +20,7 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
 #include "common/hopper.cuh"
 #include "common/math.hpp"
 #include "common/tensor_map.hpp"
@@ -269,27 +270,19 @@ dim3 grid_for(int m, int n, int bm, int bn) {
 }  // namespace
 
 std::string unavailable() {
-  static int state[64] = {};  // 0 not asked yet, 1 runs, 2 compute capability, 3 no image
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  int& s = state[device % 64];
-  if (s == 0) {
-    int major = 0, minor = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    cudaFuncAttributes attr{};
-    if (major != 9 || minor != 0) {
-      s = 2;
-    } else if (cudaFuncGetAttributes(&attr, matmul_wgmma_tma) != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky: clear it
-      s = 3;
-    } else {
-      s = 1;
-    }
+  const cudalab::LaunchLimits& device = cudalab::launch_limits();  // the suite's per-device cache
+  if (device.cc_major != 9 || device.cc_minor != 0) {
+    return "wgmma and TMA run from sm_90a machine code, which only compute capability 9.0 runs";
   }
-  if (s == 2) return "wgmma and TMA run from sm_90a machine code, which only compute capability 9.0 runs";
-  if (s == 3) return "this build has no sm_90a machine code for this GPU";
-  return "";
+  // Whether this build carries sm_90a machine code: the same for every device of capability 9.0,
+  // so asked once, on the first such device.
+  static const bool has_image = [] {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, matmul_wgmma_tma) == cudaSuccess) return true;
+    (void)cudaGetLastError();  // not sticky: clear it
+    return false;
+  }();
+  return has_image ? "" : "this build has no sm_90a machine code for this GPU";
 }
 
 bool direct(const std::uint16_t* a, const std::uint16_t* b, int n, int k) {
