@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -164,6 +165,7 @@ Rung baseline_rung(Problem& p, std::string name, std::function<void()> launch) {
 // with no second set always has set 0 in them).
 template <typename Answer>
 const Answer& current_answer(const InputSets* sets, const Answer& first, const Answer& second) {
+  if (sets && sets->scaled()) throw std::logic_error("current_answer: scaled inputs: use InputSets::scale");
   return sets && sets->current() == 1 ? second : first;
 }
 

@@ -127,6 +127,7 @@ void choose_best(LadderResult& ladder) {
 }
 
 void InputSets::add(void* device, std::size_t bytes, const void* second) {
+  if (scaled_) throw std::invalid_argument("InputSets: two sets and scaled inputs do not mix");
   Input in{device, bytes, {DeviceBuffer<unsigned char>(bytes), DeviceBuffer<unsigned char>(bytes)}};
   CUDA_CHECK(cudaMemcpy(in.sets[0].data(), device, bytes, cudaMemcpyDeviceToDevice));
   CUDA_CHECK(cudaMemcpy(in.sets[1].data(), second, bytes, cudaMemcpyHostToDevice));
@@ -135,6 +136,11 @@ void InputSets::add(void* device, std::size_t bytes, const void* second) {
 
 void InputSets::use(int set) {
   if (set != 0 && set != 1) throw std::invalid_argument("InputSets::use: the set is 0 or 1");
+  if (scaled_) {
+    if (set != 0) throw std::invalid_argument("InputSets::use: scaled inputs have no set 1 (use_rep)");
+    use_rep(-1);
+    return;
+  }
   if (set == current_) return;
   for (auto& in : inputs_) {
     CUDA_CHECK(cudaMemcpyAsync(in.device, in.sets[set].data(), in.bytes, cudaMemcpyDeviceToDevice));

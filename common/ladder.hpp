@@ -23,6 +23,7 @@
 // MeasurementTable with the size as leading cells; sweep_sizes is the one place that decides how
 // far a sweep may go in device memory.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -64,11 +65,25 @@ struct Rung {
   bool baseline{false};             // a yardstick (CUB, cuBLAS): checked and timed, never the best
 };
 
-// Two contents for the inputs of a problem, swapped into the same device buffers before each
-// timed repetition (Rung::refresh): a kernel that caches its result, or replays an earlier
-// call's, is wrong on the next repetition, and the check after timing sees it. Each input keeps
-// both contents in device memory beside itself (twice its size again); set 0 is what the buffer
-// held when added, and is what it holds again after use(0).
+// The multiplier of timed repetition `rep` of a problem with fresh inputs (InputSets::add_scaled);
+// rep -1 is the base inputs themselves (1). Floats: ±2^k, k = -20 .. 20, the sign alternating:
+// 82 values, none repeated before the 83rd repetition, each scaling a linear answer (a sum, a
+// scan, a transpose, a stencil) and every rounding on the way exactly. Ints: the odd 2 rep + 3,
+// negated on odd repetitions, distinct for every rep, scaling sums exactly modulo 2^32.
+double fresh_multiplier(int rep);
+std::int32_t fresh_int_multiplier(int rep);
+
+// The inputs of a problem, changed in the same device buffers before each timed repetition
+// (Rung::refresh): a kernel that caches its result, or replays an earlier call's, is wrong on
+// the next repetition, and the check after timing sees it. Two ways:
+//   add():        two contents, swapped (set rep % 2). Each input keeps both in device memory
+//                 beside itself (twice its size again); set 0 is what the buffer held when
+//                 added, and is what it holds again after use(0).
+//   add_scaled(): fresh inputs for every repetition of a linear problem: repetition rep's inputs
+//                 are the base (what the buffer held when added) times fresh_multiplier(rep),
+//                 written by a device kernel outside the timing, and its answer is the base
+//                 answer times the same multiplier (scale()). One more copy of each input.
+// A problem uses one way for all its inputs.
 class InputSets {
  public:
   // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host.
@@ -77,21 +92,37 @@ class InputSets {
   void add(DeviceBuffer<T>& device, const std::vector<T>& second) {
     add(device.data(), device.bytes(), second.data());
   }
-  void use(int set);  // 0 or 1: copies that set into every input (device to device)
-  int current() const { return current_; }
-  // The refresh of a rung: set rep % 2 before repetition rep.
+  // float, double or int32 elements (what the scaling kernel knows).
+  void add_scaled(DeviceBuffer<float>& device) { add_scaled(device.data(), device.size(), Element::kF32); }
+  void add_scaled(DeviceBuffer<double>& device) { add_scaled(device.data(), device.size(), Element::kF64); }
+  void add_scaled(DeviceBuffer<int>& device) { add_scaled(device.data(), device.size(), Element::kI32); }
+  void use(int set);  // two sets: 0 or 1, copied into every input (device to device); scaled: 0 is the base
+  void use_rep(int rep);  // scaled: the inputs of repetition rep (-1: the base)
+  bool scaled() const { return scaled_; }
+  int current() const { return current_; }  // two sets: 0 or 1; scaled: the repetition (-1: the base)
+  // The answer to the inputs in the buffers now, from the base's (scaled: times the multiplier;
+  // int wrapping modulo 2^32 as the GPU's adds do).
+  double scale(double base_answer) const { return scaled_ ? base_answer * fresh_multiplier(current_) : base_answer; }
+  std::int32_t scale(std::int32_t base_answer) const;
+  // The refresh of a rung: set rep % 2, or the inputs of repetition rep, before repetition rep.
   std::function<void(int)> refresh() {
+    if (scaled_) return [this](int rep) { use_rep(rep); };
     return [this](int rep) { use(rep % 2); };
   }
 
  private:
+  enum class Element { kF32, kF64, kI32 };
+  void add_scaled(void* device, std::size_t count, Element e);
   struct Input {
     void* device;
     std::size_t bytes;
     DeviceBuffer<unsigned char> sets[2];
+    std::size_t count = 0;      // scaled: elements
+    Element element = Element::kF32;
   };
   std::vector<Input> inputs_;
   int current_ = 0;
+  bool scaled_ = false;
 };
 
 // What a result's "ok" column says in text: "yes", "NO" (wrong), or "suspect" (right, but

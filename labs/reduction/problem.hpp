@@ -1,8 +1,11 @@
 #pragma once
 // The reduction lab's problem, stated once for every variant and for CUB (common/driver.hpp): x,
 // the CPU's exact sum and the accepted rounding error, the device buffers, the bytes and FLOPs of
-// one sum, the poison, the check, and -x as the second input set (its sum is exactly minus x's in
-// any order of additions, so a kernel that replays a result is caught).
+// one sum, the poison, the check, and fresh inputs for every timed launch (x times ±2^k, or an odd
+// int: InputSets::add_scaled), whose sums are x's times the same number in any order of
+// additions, each checked after its launch: a kernel that caches or replays a result is caught.
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -29,23 +32,20 @@ class Problem {
   Problem(std::size_t n, std::uint64_t seed, long long resident_threads, int block, cudalab::Replays replays)
       : block_(block),
         x_(make_input<T>(n, seed)),
-        want_{expected_sum(x_, resident_threads), {}},
+        want_(expected_sum(x_, resident_threads)),
         d_x_(x_),
         ws_(n),
         cub_out_(1),
         cub_(d_x_.data(), n, cub_out_.data()) {
-    want_[1] = negated(want_[0]);
-    if (replays == cudalab::Replays::kCaught) {
-      std::vector<T> minus(n);
-      for (std::size_t i = 0; i < n; ++i) minus[i] = -x_[i];
+    if (replays == cudalab::Replays::kCaught) {  // fresh inputs for every timed launch: x times ±2^k
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(d_x_, minus);
+      sets_->add_scaled(d_x_);
     }
   }
   Problem(const Problem&) = delete;  // its rungs hold references to it
   Problem& operator=(const Problem&) = delete;
 
-  const Expected<T>& expected() const { return want_[0]; }
+  const Expected<T>& expected() const { return want_; }
   double bytes() const { return static_cast<double>(x_.size()) * sizeof(T); }
   double flops() const { return std::is_floating_point_v<T> ? static_cast<double>(x_.size()) : 0.0; }  // one add per element
   // Both results all 0xFF bytes (a NaN, or -1 for int: not the sum of these inputs).
@@ -115,8 +115,23 @@ class Problem {
     CUDA_CHECK(cudaMemcpy(&v, device, sizeof(T), cudaMemcpyDeviceToHost));
     return v;
   }
+  // The answer to the inputs in the buffers now: x's, scaled by the repetition's multiplier
+  // (exactly: ints modulo 2^32; floats and the rounding bound by a power of two).
+  Expected<T> current_expected() const {
+    if (!sets_) return want_;
+    Expected<T> e = want_;
+    if constexpr (std::is_integral_v<T>) {
+      e.exact = static_cast<T>(sets_->scale(static_cast<std::int32_t>(want_.exact)));
+      e.value = static_cast<double>(e.exact);
+    } else {
+      e.value = sets_->scale(want_.value);
+      e.tolerance = want_.tolerance * std::fabs(sets_->scale(1.0));
+    }
+    return e;
+  }
+
   bool check_value(const std::string& variant, T got) const {
-    const Expected<T>& want = cudalab::current_answer(sets_.get(), want_[0], want_[1]);
+    const Expected<T> want = current_expected();
     const bool ok = matches(want, got);
     if (!ok) {
       std::fprintf(stderr, "reduction: %s gave %s, expected %s\n", variant.c_str(), fmt::format("{}", got).c_str(),
@@ -127,7 +142,7 @@ class Problem {
 
   int block_;
   std::vector<T> x_;
-  Expected<T> want_[2];
+  Expected<T> want_;
   cudalab::DeviceBuffer<T> d_x_;
   Workspace<T> ws_;
   cudalab::DeviceBuffer<T> cub_out_;

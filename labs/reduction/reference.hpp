@@ -56,23 +56,6 @@ Expected<T> expected_sum(const std::vector<T>& x, long long resident_threads) {
   return e;
 }
 
-// The sum of -x from the sum of x: exactly its negative (integers modulo 2^32, as the GPU
-// wraps; floating point in any order of additions, rounding to nearest being symmetric).
-template <typename T>
-Expected<T> negated(const Expected<T>& e) {
-  Expected<T> n = e;
-  if constexpr (std::is_integral_v<T>) {
-    std::uint32_t s;
-    std::memcpy(&s, &e.exact, sizeof s);
-    s = 0u - s;
-    std::memcpy(&n.exact, &s, sizeof s);
-    n.value = static_cast<double>(n.exact);
-  } else {
-    n.value = -e.value;
-  }
-  return n;
-}
-
 template <typename T>
 bool matches(const Expected<T>& e, T got) {
   if constexpr (std::is_integral_v<T>) return got == e.exact;

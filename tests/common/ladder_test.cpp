@@ -2,9 +2,11 @@
 // budget, and its table has the same columns in every lab.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <limits>
+#include <set>
 #include <stdexcept>
-
 #include <string>
 #include <vector>
 
@@ -224,4 +226,30 @@ TEST(Suspects, FasterThanPhysicsIsMarkedAndShownAsSuspect) {
   EXPECT_TRUE(std::get<bool>(t.rows()[2][suspect].raw()));
   EXPECT_FALSE(std::get<bool>(t.rows()[0][suspect].raw()));
   EXPECT_EQ(t.rows()[5][ok].text(), "NO");
+}
+
+TEST(FreshInputs, MultipliersArePowersOfTwoOrOddAndNeverTheSameTwiceInARow) {
+  std::set<double> reals;
+  for (int rep = 0; rep < 82; ++rep) {
+    const double m = cudalab::fresh_multiplier(rep);
+    int exponent = 0;
+    EXPECT_EQ(std::fabs(std::frexp(m, &exponent)), 0.5) << rep;  // a power of two
+    EXPECT_GE(exponent - 1, -20);
+    EXPECT_LE(exponent - 1, 20);
+    EXPECT_NE(m, cudalab::fresh_multiplier(rep + 1)) << rep;
+    reals.insert(m);
+  }
+  EXPECT_EQ(reals.size(), 82u);  // none repeated before the 83rd repetition
+  EXPECT_EQ(cudalab::fresh_multiplier(-1), 1.0);
+  std::set<std::int32_t> ints;
+  for (int rep = 0; rep < 5000; ++rep) {
+    const std::int32_t m = cudalab::fresh_int_multiplier(rep);
+    EXPECT_NE(m % 2, 0) << rep;  // odd: a bijection modulo 2^32
+    ints.insert(m);
+  }
+  EXPECT_EQ(ints.size(), 5000u);
+  EXPECT_EQ(cudalab::fresh_int_multiplier(-1), 1);
+  const cudalab::InputSets none;  // no scaled inputs: the answer as it is
+  EXPECT_EQ(none.scale(7.5), 7.5);
+  EXPECT_EQ(none.scale(std::int32_t{-3}), -3);
 }

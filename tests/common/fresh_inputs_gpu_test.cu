@@ -1,0 +1,120 @@
+// Fresh inputs for every timed launch (InputSets::add_scaled) on the GPU: each repetition's inputs
+// are the base times its multiplier, exactly, and the base comes back with use(0); and the cheat
+// they defeat: a kernel that caches its answer by its input replays under two alternating sets
+// (and passes every check), while under fresh inputs it has to compute on every launch.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/ladder.hpp"
+#include "gpu_test.hpp"
+
+namespace {
+
+__global__ void twice(const float* in, float* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = 2.0f * in[i];
+}
+
+TEST(FreshInputs, EachRepetitionIsTheBaseTimesItsMultiplier) {
+  CUDALAB_REQUIRE_GPU();
+  const std::vector<float> base{1.5f, -3.0f, 0.0f, 1e-3f, 7.25f};
+  const std::vector<int> ints{1, -2, 2147483647, -2147483647 - 1, 12345};
+  cudalab::DeviceBuffer<float> f(base);
+  cudalab::DeviceBuffer<int> k(ints);
+  cudalab::InputSets sets;
+  sets.add_scaled(f);
+  sets.add_scaled(k);
+  EXPECT_TRUE(sets.scaled());
+  EXPECT_EQ(sets.current(), -1);
+  for (int rep : {0, 1, 2, 7, 40, 81, 82}) {
+    sets.use_rep(rep);
+    EXPECT_EQ(sets.current(), rep);
+    const std::vector<float> got = f.download();
+    const std::vector<int> got_ints = k.download();
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      EXPECT_EQ(got[i], static_cast<float>(base[i] * cudalab::fresh_multiplier(rep))) << rep;
+      const auto wrapped = static_cast<std::uint32_t>(ints[i]) * static_cast<std::uint32_t>(cudalab::fresh_int_multiplier(rep));
+      EXPECT_EQ(static_cast<std::uint32_t>(got_ints[i]), wrapped) << rep;
+    }
+    EXPECT_EQ(sets.scale(3.0), 3.0 * cudalab::fresh_multiplier(rep));
+  }
+  sets.use(0);  // the base again
+  EXPECT_EQ(f.download(), base);
+  EXPECT_EQ(k.download(), ints);
+  EXPECT_THROW(sets.use(1), std::invalid_argument);
+  std::vector<float> second(base.size(), 0.0f);
+  EXPECT_THROW(sets.add(f, second), std::invalid_argument);  // the two ways do not mix
+}
+
+// A "kernel" that keeps the outputs it computed by its input's first element and replays one
+// when it sees that element again; the rest of the rung checks every element against 2 x input.
+struct Caching {
+  cudalab::DeviceBuffer<float> in, out;
+  std::map<float, std::vector<float>> seen;
+  int computed = 0, replayed = 0;
+  explicit Caching(const std::vector<float>& x) : in(x), out(x.size()) {}
+  cudalab::Rung rung(cudalab::InputSets& sets) {
+    cudalab::Rung r;
+    r.name = "caching";
+    r.bytes = 8.0 * static_cast<double>(in.size());
+    r.poison = [this] { out.fill_bytes(0xFF); };
+    r.launch = [this] {
+      float key = 0;
+      CUDA_CHECK(cudaMemcpy(&key, in.data(), sizeof key, cudaMemcpyDeviceToHost));
+      if (auto hit = seen.find(key); hit != seen.end()) {
+        out.upload(hit->second);
+        ++replayed;
+        return;
+      }
+      twice<<<static_cast<unsigned>((in.size() + 255) / 256), 256>>>(in.data(), out.data(), static_cast<int>(in.size()));
+      CUDA_CHECK(cudaGetLastError());
+      seen[key] = out.download();
+      ++computed;
+    };
+    r.check = [this] {
+      const std::vector<float> x = in.download(), y = out.download();
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (y[i] != 2.0f * x[i]) return false;
+      }
+      return true;
+    };
+    r.check_each = [check = r.check](int) { return check(); };
+    r.refresh = sets.refresh();
+    return r;
+  }
+};
+
+TEST(FreshInputs, ACachingKernelReplaysUnderTwoSetsAndMustComputeUnderFreshOnes) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::Benchmarker bench({1, 20, false});
+  std::vector<float> x(4099);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.5f + static_cast<float>(i % 97);
+  {  // the gap: two alternating sets, every launch checked, and still it replays and passes
+    Caching c(x);
+    cudalab::InputSets two;
+    std::vector<float> minus(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) minus[i] = -x[i];
+    two.add(c.in, minus);
+    const cudalab::LadderResult r = cudalab::run_ladder(bench, {c.rung(two)});
+    EXPECT_TRUE(r.rungs[0].result.correct);
+    EXPECT_GT(c.replayed, 15);  // it computed twice, one per set, and timed its replays
+  }
+  {  // the defence: every timed launch sees inputs no launch saw before
+    Caching c(x);
+    cudalab::InputSets fresh;
+    fresh.add_scaled(c.in);
+    const cudalab::LadderResult r = cudalab::run_ladder(bench, {c.rung(fresh)});
+    EXPECT_TRUE(r.rungs[0].result.correct);
+    // the one replay is the untimed warm-up, which sees the base inputs again; each of the 20
+    // timed launches saw inputs never seen before and did the work
+    EXPECT_LE(c.replayed, 1);
+    EXPECT_EQ(c.computed, 1 + 20);
+  }
+}
+
+}  // namespace
