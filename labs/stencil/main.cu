@@ -83,7 +83,7 @@ int run(int argc, char** argv) {
   const double cells2 = static_cast<double>(o.nx * o.ny), cells3 = static_cast<double>(o.n3 * o.n3 * o.n3);
   const double cells = std::max(wants(o, stencil::Kind::kHeat3d) ? cells3 : 0.0,
                                 wants(o, stencil::Kind::kConv) || wants(o, stencil::Kind::kHeat2d) ? cells2 : 0.0);
-  cudalab::require_device_memory(4.0 * cells * sizeof(float), "the stencil fields");  // input, its 2 sets, 2 outputs
+  cudalab::require_device_memory(4.0 * cells * sizeof(float), "the stencil fields");  // input, its base, 2 outputs
   cudalab::require_host_memory(6.0 * cells * sizeof(double), "the CPU's answers");
   const int nx = static_cast<int>(o.nx), ny = static_cast<int>(o.ny), n3 = static_cast<int>(o.n3);
   run.report().field("shape_2d", "conv and heat2d", fmt::format("{} x {}", nx, ny));

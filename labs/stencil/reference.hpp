@@ -128,17 +128,17 @@ inline Answer heat_reference(const std::vector<float>& u0, int nx, int ny, int n
   return a;
 }
 
-// The index of the first element of `got` farther from sign * answer than its tolerance (the
-// size: none), printed on stderr with `what` first. sign -1: the answer of the negated input
-// (every stencil here is linear, and negation is exact).
-// `got` holds every element; with Answer::index only those elements are compared, and the
-// index returned is the element's (the answer's size: none wrong).
-inline std::size_t first_mismatch(const Answer& want, const float* got, int sign, const char* what) {
+// The index of the first element of `got` farther from scale * answer than scale times its
+// tolerance (the size: none), printed on stderr with `what` first. scale: the multiplier of the
+// inputs in the buffers (every stencil here is linear, and a power of two scales every rounding
+// exactly: InputSets::add_scaled); -1 is the negated input.
+inline std::size_t first_mismatch(const Answer& want, const float* got, double scale, const char* what) {
   for (std::size_t k = 0; k < want.value.size(); ++k) {
     const std::size_t i = want.index.empty() ? k : want.index[k];
-    const double g = static_cast<double>(got[i]), w = sign * want.value[k];
-    if (!(std::fabs(g - w) <= want.tolerance[k])) {  // NaN fails too
-      std::fprintf(stderr, "%s: element %zu is %.9g, expected %.9g (tolerance %.3g)\n", what, i, g, w, want.tolerance[k]);
+    const double g = static_cast<double>(got[i]), w = scale * want.value[k];
+    const double tolerance = std::fabs(scale) * want.tolerance[k];
+    if (!(std::fabs(g - w) <= tolerance)) {  // NaN fails too
+      std::fprintf(stderr, "%s: element %zu is %.9g, expected %.9g (tolerance %.3g)\n", what, i, g, w, tolerance);
       return i;
     }
   }

@@ -79,8 +79,8 @@ int run(int argc, char** argv) {
   const double bytes = static_cast<double>(o.rows * o.cols) * sizeof(float);
   const std::string what = fmt::format("{} x {} floats", o.rows, o.cols);
   cudalab::LabRun run("transpose", o.common, "float");  // the block of each variant: its launch row
-  cudalab::require_device_memory(4.0 * bytes, what);   // in, its two sets, out
-  cudalab::require_host_memory(5.0 * bytes, what);     // the two inputs, their answers, the GPU's
+  cudalab::require_device_memory(3.0 * bytes, what);   // in, its base (fresh inputs), out
+  cudalab::require_host_memory(4.0 * bytes, what);     // the input, its answer, the scaled answer, the GPU's
   run.report().field("shape", "input (rows x cols)", fmt::format("{} x {}", o.rows, o.cols));
   run.yardsticks();
   transpose::Problem p(static_cast<int>(o.rows), static_cast<int>(o.cols), cudalab::Replays::kCaught);

@@ -1,8 +1,9 @@
 #pragma once
 // The transpose lab's problem, stated once for every variant (common/driver.hpp): the input and
 // the CPU's transpose of it, the bytes a transpose must move (read each element, write it once),
-// the poison, the exact check, and -in as the second input set (its transpose is exactly minus
-// the first's), so that a kernel that replays an earlier result is caught.
+// the poison, the exact check, and fresh inputs for every timed launch (the input times ±2^k:
+// InputSets::add_scaled; its transpose is exactly the first's times the same number), so that a
+// kernel that caches or replays an earlier result is caught.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -24,13 +25,10 @@ class Problem {
  public:
   Problem(int rows, int cols, cudalab::Replays replays)
       : rows_(rows), cols_(cols), in_(make_input(rows_u(), cols_u())), d_in_(in_), d_out_(in_.size()) {
-    expected_[0] = reference(in_, rows_u(), cols_u());
+    expected_ = reference(in_, rows_u(), cols_u());
     if (replays == cudalab::Replays::kCaught) {
-      std::vector<float> negated(in_.size());
-      for (std::size_t i = 0; i < in_.size(); ++i) negated[i] = -in_[i];
-      expected_[1] = reference(negated, rows_u(), cols_u());
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(d_in_, negated);
+      sets_->add_scaled(d_in_);
     }
   }
   Problem(const Problem&) = delete;  // its rungs hold references to it
@@ -40,8 +38,12 @@ class Problem {
   double flops() const { return 0; }
   void poison() { d_out_.fill_bytes(0xFF); }  // NaN in every element
   bool check(const std::string& variant) const {
-    const auto check = cudalab::check_exact(cudalab::current_answer(sets_.get(), expected_[0], expected_[1]),
-                                            d_out_.download());
+    std::vector<float> want = expected_;  // times the inputs' multiplier: exact, a power of two
+    if (sets_) {
+      const auto m = static_cast<float>(sets_->scale(1.0));
+      for (float& v : want) v *= m;
+    }
+    const auto check = cudalab::check_exact(want, d_out_.download());
     if (!check.ok()) std::fprintf(stderr, "transpose: %s is wrong: %s\n", variant.c_str(), check.summary().c_str());
     return check.ok();
   }
@@ -78,7 +80,7 @@ class Problem {
 
   int rows_, cols_;
   std::vector<float> in_;
-  std::vector<float> expected_[2];
+  std::vector<float> expected_;
   cudalab::DeviceBuffer<float> d_in_, d_out_;
   std::unique_ptr<cudalab::InputSets> sets_;
 };

@@ -82,6 +82,11 @@ TEST(StencilReference, TheCheckCatchesOneElementANanAndTheWrongSign) {
   for (std::size_t i = 0; i < got.size(); ++i) negated[i] = -got[i];
   EXPECT_EQ(stencil::first_mismatch(want, negated.data(), -1, "test"), got.size());
   EXPECT_LT(stencil::first_mismatch(want, negated.data(), 1, "test"), got.size());
+  std::vector<float> scaled(got.size());  // fresh inputs: the field times 2^-3, the answer too
+  for (std::size_t i = 0; i < got.size(); ++i) scaled[i] = got[i] * 0.125f;
+  EXPECT_EQ(stencil::first_mismatch(want, scaled.data(), 0.125, "test"), got.size());
+  EXPECT_LT(stencil::first_mismatch(want, scaled.data(), 1, "test"), got.size());
+  EXPECT_LT(stencil::first_mismatch(want, got.data(), -0.125, "test"), got.size());
   std::vector<float> off = got;
   off[777] += 1e-3f;
   EXPECT_EQ(stencil::first_mismatch(want, off.data(), 1, "test"), 777u);
