@@ -30,9 +30,12 @@ __host__ __device__ __forceinline__ int clampi(int v, int hi) { return v < 0 ? 0
 
 constexpr int kBx = 32, kBy = 8;  // every 2D kernel: 32 x 8 threads (a warp is one row of 32)
 
-// One output per thread, straight from global memory: no `const __restrict__`, so the compiler
-// issues plain loads (L1 and L2 still catch the neighbours' reuse).
-__global__ void conv_naive(const float* in, float* out, int nx, int ny, int r) {
+// One output per thread, straight from global memory: plain loads (no `const __restrict__`, so
+// the compiler does not choose the read-only path by itself; L1 and L2 still catch the
+// neighbours' reuse), or, with ReadOnly, every load through the read-only data path (__ldg:
+// LDG.NC, the texture cache's path, no coherence).
+template <bool ReadOnly>
+__global__ void conv_global(const float* in, float* out, int nx, int ny, int r) {
   const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= nx || y >= ny) return;
@@ -40,21 +43,10 @@ __global__ void conv_naive(const float* in, float* out, int nx, int ny, int r) {
   float acc = 0.0f;
   for (int dy = -r; dy <= r; ++dy) {
     const float* row = in + static_cast<std::size_t>(clampi(y + dy, ny - 1)) * nx;
-    for (int dx = -r; dx <= r; ++dx) acc = fmaf(c_filter[(dy + r) * w + dx + r], row[clampi(x + dx, nx - 1)], acc);
-  }
-  out[static_cast<std::size_t>(y) * nx + x] = acc;
-}
-
-// The same through the read-only data path (LDG.NC: the texture cache's path, no coherence).
-__global__ void conv_read_only(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int r) {
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= nx || y >= ny) return;
-  const int w = 2 * r + 1;
-  float acc = 0.0f;
-  for (int dy = -r; dy <= r; ++dy) {
-    const float* row = in + static_cast<std::size_t>(clampi(y + dy, ny - 1)) * nx;
-    for (int dx = -r; dx <= r; ++dx) acc = fmaf(c_filter[(dy + r) * w + dx + r], __ldg(row + clampi(x + dx, nx - 1)), acc);
+    for (int dx = -r; dx <= r; ++dx) {
+      const float* p = row + clampi(x + dx, nx - 1);
+      acc = fmaf(c_filter[(dy + r) * w + dx + r], ReadOnly ? __ldg(p) : *p, acc);
+    }
   }
   out[static_cast<std::size_t>(y) * nx + x] = acc;
 }
@@ -309,11 +301,11 @@ void conv(Variant v, const float* in, float* out, int nx, int ny, int radius, cu
   switch (v) {
     case Variant::kConvNaive:
       require_grid(nx, ny, kBy);
-      conv_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
+      conv_global<false><<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
       break;
     case Variant::kConvReadOnly:
       require_grid(nx, ny, kBy);
-      conv_read_only<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
+      conv_global<true><<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
       break;
     case Variant::kConvSharedTile:
       require_grid(nx, ny, kBy);

@@ -14,6 +14,17 @@ using cudalab::Report;
 using cudalab::Table;
 using cudalab::Value;
 
+// Everything written to a temporary FILE, which it closes.
+std::string read_back(std::FILE* f) {
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
 // Renders a report into a string through a temporary FILE.
 template <typename Fill>
 std::string render(bool json, Fill fill) {
@@ -23,13 +34,7 @@ std::string render(bool json, Fill fill) {
     fill(r);
     r.finish();
   }
-  std::rewind(f);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
+  return read_back(f);
 }
 
 Table sample_table() {
@@ -151,12 +156,7 @@ TEST(Report, AnErrorThatUnwindsAJsonReportPrintsNoHalfDocument) {
       throw std::runtime_error("bad input found after the report opened");
     } catch (const std::runtime_error&) {
     }
-    std::rewind(f);
-    std::string out;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-    std::fclose(f);
+    const std::string out = read_back(f);
     if (json) {
       EXPECT_EQ(out, "");  // no document: the caller's one line on stderr says why
     } else {
