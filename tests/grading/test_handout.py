@@ -415,5 +415,15 @@ class AutograderBundle(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+# The classes that grade on the shared base: where no sandbox can start, ctest skipped the base
+# (grading.base, exit 77), so they are skipped too rather than failing on a base that is not there.
+USES_SANDBOX = {"Handout", "ThreeGrades", "SubmissionGrading"}
+
 if __name__ == "__main__":
+    if USES_SANDBOX & set(sys.argv[1:]):
+        from cudalab.labgrade.sandbox import Sandbox  # noqa: E402
+        box, why = Sandbox.find()
+        if not box:
+            print(f"CUDALAB_SKIPPED: no sandbox can start here: {why}")
+            sys.exit(77)
     unittest.main()
