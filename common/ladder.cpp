@@ -130,7 +130,7 @@ void InputSets::add(void* device, std::size_t bytes, const void* second) {
   if (scaled_) throw std::invalid_argument("InputSets: two sets and scaled inputs do not mix");
   Input in{device, bytes, {DeviceBuffer<unsigned char>(bytes), DeviceBuffer<unsigned char>(bytes)}};
   CUDA_CHECK(cudaMemcpy(in.sets[0].data(), device, bytes, cudaMemcpyDeviceToDevice));
-  CUDA_CHECK(cudaMemcpy(in.sets[1].data(), second, bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(in.sets[1].data(), second, bytes, cudaMemcpyDefault));
   inputs_.push_back(std::move(in));
 }
 

@@ -86,7 +86,8 @@ std::int32_t fresh_int_multiplier(int rep);
 // A problem uses one way for all its inputs.
 class InputSets {
  public:
-  // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host.
+  // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host
+  // or the device (a problem that makes its inputs with a kernel makes set 1 so too).
   void add(void* device, std::size_t bytes, const void* second);
   template <typename T>
   void add(DeviceBuffer<T>& device, const std::vector<T>& second) {

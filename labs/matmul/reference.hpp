@@ -31,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bf16.hpp"
 #include "common/check.hpp"
 #include "common/random.hpp"
 
@@ -62,31 +63,11 @@ inline double bf16_dot_error_bound(int k) {
   return ku / (1.0 - ku);
 }
 
-// float -> BF16 (the top 16 bits) with round to nearest even, and back; NaN stays NaN.
-inline std::uint16_t to_bf16_bits(float x) {
-  std::uint32_t u = 0;
-  std::memcpy(&u, &x, sizeof u);
-  if ((u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  return static_cast<std::uint16_t>(u >> 16);
-}
-inline float from_bf16_bits(std::uint16_t h) {
-  const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
-  float x = 0;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-// Every element rounded to BF16 and widened again: the values a BF16 kernel really multiplies.
-inline std::vector<float> rounded_to_bf16(const std::vector<float>& x) {
-  std::vector<float> r(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) r[i] = from_bf16_bits(to_bf16_bits(x[i]));
-  return r;
-}
-inline std::vector<std::uint16_t> bf16_bits_of(const std::vector<float>& x) {
-  std::vector<std::uint16_t> r(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) r[i] = to_bf16_bits(x[i]);
-  return r;
-}
+// BF16 conversions (common/bf16.hpp), by their names here too.
+using cudalab::bf16_bits_of;
+using cudalab::from_bf16_bits;
+using cudalab::rounded_to_bf16;
+using cudalab::to_bf16_bits;
 
 // A rows x cols matrix of values uniform in [-1, 1), reproducible from the seed.
 inline std::vector<float> make_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed) {

@@ -22,6 +22,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_cache.hpp"
 #include "common/math.hpp"
+#include "common/mma.cuh"
 
 namespace matmul::tensor {
 namespace {
@@ -178,29 +179,12 @@ struct MmaLayout {
 };
 
 #ifdef MATMUL_TENSOR_CORES
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// Four 8 x 8 matrices of 16-bit elements; each lane gives one row's shared-memory address.
-__device__ __forceinline__ void ldmatrix_x4_at(unsigned (&r)[4], unsigned address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans_at(unsigned (&r)[4], unsigned address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const bf16* p) { ldmatrix_x4_at(r, smem_address(p)); }
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const bf16* p) { ldmatrix_x4_trans_at(r, smem_address(p)); }
-// d = a b + d for one 16 x 8 tile: a is 16 x 16 (4 registers of 2 BF16), b 16 x 8 (2), d 4 floats.
-__device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%0, %1, %2, %3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+using cudalab::ldmatrix_x4;
+using cudalab::ldmatrix_x4_at;
+using cudalab::ldmatrix_x4_trans;
+using cudalab::ldmatrix_x4_trans_at;
+using cudalab::mma_bf16;
+using cudalab::smem_address;
 
 // One slice (A: 128 x 32, B: 32 x 128) into a stage at the layout's places: cp.async, 16 bytes a
 // piece and zeros outside the matrices (Vec); otherwise one element at a time.

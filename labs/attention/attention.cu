@@ -1,0 +1,785 @@
+// attention: softmax, the fused prefill and the decode, each rung saying what it changes over the
+// one before it.
+#include "attention.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
+#include "common/math.hpp"
+#include "common/mma.cuh"
+#include "inputs.hpp"
+
+namespace attention {
+namespace {
+
+using std::size_t;
+using std::uint16_t;
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr float kLog2e = 1.4426950408889634f;
+
+struct Row {
+  Variant id;
+  const char* name;
+  const char* what;
+  Kind kind;
+};
+
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kSoftmaxThreePass, "softmax_three_pass",
+       "a block per row: the max, the sum of exponentials, the outputs: three reads of the row", Kind::kSoftmax},
+      {Variant::kSoftmaxOnline, "softmax_online",
+       "the max and the sum in one pass (a running max rescales the sum), then the outputs: two reads",
+       Kind::kSoftmax},
+      {Variant::kSoftmaxRegisters, "softmax_registers",
+       "the row held in registers, 16-byte loads: one read and one write, the copy's bytes", Kind::kSoftmax},
+      {Variant::kPrefillFusedSimt, "prefill_fused_simt",
+       "one kernel: a warp per query row walks K and V tiles in shared memory with the online softmax "
+       "(FlashAttention-1's idea); the S x S scores never reach DRAM",
+       Kind::kPrefill},
+      {Variant::kPrefillMmaSync, "prefill_mma_sync",
+       "FlashAttention-2 on Tensor Cores: a warp per 16 query rows, Q K^T and P V by mma.sync, P kept in "
+       "registers as the A operand; causal tiles past the diagonal skipped",
+       Kind::kPrefill},
+      {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode},
+      {Variant::kDecodeSplit, "decode_split",
+       "the cache split over the SMs (flash-decoding), the splits' partial results merged by a second kernel",
+       Kind::kDecode},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "attention"); }
+
+// ---- element access -----------------------------------------------------------------------------
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(uint16_t x) { return __uint_as_float(static_cast<unsigned>(x) << 16); }
+__device__ __forceinline__ void store(float* p, size_t i, float v) { p[i] = v; }
+__device__ __forceinline__ void store(uint16_t* p, size_t i, float v) { p[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
+
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+template <typename Op>
+__device__ __forceinline__ float warp_all_reduce(float v, Op op) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) v = op(v, __shfl_xor_sync(kFull, v, o));
+  return v;
+}
+
+// v combined over the block (every thread gets the result); `red` holds 32 floats. The first
+// barrier lets a second call reuse `red`.
+template <typename Op>
+__device__ float block_all_reduce(float v, Op op, float* red) {
+  v = warp_all_reduce(v, op);
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = red[0];
+  for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) v = op(v, red[w]);
+  return v;
+}
+
+// (m, s) of the online softmax, s the sum of exp(x - m): two partial results merged.
+__device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
+  const float mn = fmaxf(m, m2);
+  if (mn == -INFINITY) return;  // both empty
+  s = s * expf(m - mn) + s2 * expf(m2 - mn);
+  m = mn;
+}
+
+// ---- 1. three passes ----------------------------------------------------------------------------
+template <typename T>
+__global__ void softmax_three_pass(const T* __restrict__ x, T* __restrict__ y, int cols) {
+  __shared__ float red[32];
+  const size_t base = static_cast<size_t>(blockIdx.x) * cols;
+  float m = -INFINITY;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, to_float(x[base + c]));
+  m = block_all_reduce(m, MaxOp{}, red);
+  float s = 0;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) s += expf(to_float(x[base + c]) - m);
+  s = block_all_reduce(s, SumOp{}, red);
+  const float inv = 1.0f / s;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) store(y, base + c, expf(to_float(x[base + c]) - m) * inv);
+}
+
+// ---- 2. online: the max and the sum in one pass -------------------------------------------------
+template <typename T>
+__global__ void softmax_online(const T* __restrict__ x, T* __restrict__ y, int cols) {
+  __shared__ float red_m[32], red_s[32];
+  const size_t base = static_cast<size_t>(blockIdx.x) * cols;
+  float m = -INFINITY, s = 0;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+    const float v = to_float(x[base + c]);
+    if (v > m) {  // a new maximum rescales what was summed so far
+      s = s * expf(m - v) + 1.0f;
+      m = v;
+    } else {
+      s += expf(v - m);
+    }
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) merge(m, s, __shfl_xor_sync(kFull, m, o), __shfl_xor_sync(kFull, s, o));
+  if (threadIdx.x % 32 == 0) {
+    red_m[threadIdx.x / 32] = m;
+    red_s[threadIdx.x / 32] = s;
+  }
+  __syncthreads();
+  m = red_m[0];
+  s = red_s[0];
+  for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) merge(m, s, red_m[w], red_s[w]);
+  const float inv = 1.0f / s;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) store(y, base + c, expf(to_float(x[base + c]) - m) * inv);
+}
+
+// ---- 3. the row in registers --------------------------------------------------------------------
+// Each thread holds Chunks pieces of 4 consecutive elements (Vec: one 16-byte load for FP32, 8 for
+// BF16; else 4 scalar loads), so the row is read once. Columns past `valid` (the causal mask of
+// the unfused prefill: valid = min(cols, (row % q_len) + diag + 1) when diag >= 0) count as -inf
+// and are written as 0.
+template <typename T>
+struct Quad;
+template <>
+struct Quad<float> {
+  using V = float4;
+};
+template <>
+struct Quad<uint16_t> {
+  using V = uint2;
+};
+__device__ __forceinline__ void unpack(float4 v, float (&f)[4]) {
+  f[0] = v.x;
+  f[1] = v.y;
+  f[2] = v.z;
+  f[3] = v.w;
+}
+__device__ __forceinline__ void unpack(uint2 v, float (&f)[4]) {
+  f[0] = __uint_as_float(v.x << 16);
+  f[1] = __uint_as_float(v.x & 0xFFFF0000u);
+  f[2] = __uint_as_float(v.y << 16);
+  f[3] = __uint_as_float(v.y & 0xFFFF0000u);
+}
+
+template <typename Tin, typename Tout, int Threads, int Chunks, bool Vec>
+__global__ void __launch_bounds__(Threads) softmax_registers(const Tin* __restrict__ x, Tout* __restrict__ y, int cols, int q_len, int diag) {
+  __shared__ float red[32];
+  const size_t base = static_cast<size_t>(blockIdx.x) * cols;
+  const int valid = diag < 0 ? cols : min(cols, static_cast<int>(blockIdx.x % q_len) + diag + 1);
+  float v[Chunks][4];
+  float m = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < Chunks; ++i) {
+    const int c0 = 4 * (static_cast<int>(threadIdx.x) + i * Threads);
+    if (Vec && c0 + 3 < valid) {
+      unpack(*reinterpret_cast<const typename Quad<Tin>::V*>(x + base + c0), v[i]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) v[i][e] = c0 + e < valid ? to_float(x[base + c0 + e]) : -INFINITY;
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) m = fmaxf(m, v[i][e]);
+  }
+  m = block_all_reduce(m, MaxOp{}, red);
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < Chunks; ++i) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s += (v[i][e] = expf(v[i][e] - m));  // -inf -> 0
+  }
+  s = block_all_reduce(s, SumOp{}, red);
+  const float inv = 1.0f / s;
+#pragma unroll
+  for (int i = 0; i < Chunks; ++i) {
+    const int c0 = 4 * (static_cast<int>(threadIdx.x) + i * Threads);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (c0 + e < cols) store(y, base + c0 + e, v[i][e] * inv);
+    }
+  }
+}
+
+// Threads and pieces per thread for rows of `cols`: 256 threads and the fewest pieces of 4 that
+// hold the row (up to 8: 32 values a thread), else 512 or 1,024 threads with 8 pieces each (the
+// register budget of 1,024 threads, 64 a thread, still holds 32 values).
+template <typename Tin, typename Tout>
+void launch_registers(const Tin* x, Tout* y, int rows, int cols, int q_len, int diag, cudaStream_t stream) {
+  if (cols > kMaxSoftmaxCols) {
+    throw std::invalid_argument("attention: softmax_registers holds rows of at most " + std::to_string(kMaxSoftmaxCols) +
+                                " elements");
+  }
+  // 16-byte (FP32) or 8-byte (BF16) pieces need every row to start aligned: cols a multiple of 4.
+  const bool vec = cols % 4 == 0;
+  const auto go = [&](auto kernel, int threads) {
+    kernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(x, y, cols, q_len, diag);
+    CUDA_CHECK_LAUNCH("softmax_registers");
+  };
+#define ATTENTION_REGISTERS(T, C)                                                                          \
+  vec ? go(softmax_registers<Tin, Tout, T, C, true>, T) : go(softmax_registers<Tin, Tout, T, C, false>, T); \
+  return
+  if (cols <= 4 * 256) { ATTENTION_REGISTERS(256, 1); }
+  if (cols <= 8 * 256) { ATTENTION_REGISTERS(256, 2); }
+  if (cols <= 16 * 256) { ATTENTION_REGISTERS(256, 4); }
+  if (cols <= 32 * 256) { ATTENTION_REGISTERS(256, 8); }
+  if (cols <= 32 * 512) { ATTENTION_REGISTERS(512, 8); }
+  ATTENTION_REGISTERS(1024, 8);
+#undef ATTENTION_REGISTERS
+}
+
+template <typename T>
+void softmax_typed(Variant v, const T* x, T* y, int rows, int cols, cudaStream_t stream) {
+  switch (v) {
+    case Variant::kSoftmaxThreePass:
+      softmax_three_pass<T><<<static_cast<unsigned>(rows), 256, 0, stream>>>(x, y, cols);
+      CUDA_CHECK_LAUNCH("softmax_three_pass");
+      return;
+    case Variant::kSoftmaxOnline:
+      softmax_online<T><<<static_cast<unsigned>(rows), 256, 0, stream>>>(x, y, cols);
+      CUDA_CHECK_LAUNCH("softmax_online");
+      return;
+    case Variant::kSoftmaxRegisters:
+      launch_registers<T, T>(x, y, rows, cols, 1, -1, stream);
+      return;
+    default:
+      throw std::invalid_argument(std::string("attention: ") + row_of(v).name + " is not a softmax");
+  }
+}
+
+// ---- 4. fused prefill on the SIMT cores ----------------------------------------------------------
+// A block of 8 warps takes 8 query rows of one head; each tile of 32 keys and their values goes
+// through shared memory (as floats; K's rows padded by one so that lane j reading key j's column
+// c hits bank (j + c) % 32), and each warp keeps its row's running max m, sum l and output o
+// (D / 32 columns a lane). Lane j scores key j; the warp's max and sum follow by shuffles.
+constexpr int kSimtRows = 8;
+constexpr int kSimtKeys = 32;
+
+template <int D>
+__global__ void __launch_bounds__(kSimtRows * 32) prefill_fused_simt(const uint16_t* __restrict__ q,
+                                                                     const uint16_t* __restrict__ k,
+                                                                     const uint16_t* __restrict__ v,
+                                                                     uint16_t* __restrict__ o, int q_len, int kv_len,
+                                                                     bool causal, float scale_log2) {
+  __shared__ float ks[kSimtKeys][D + 1];
+  __shared__ float vs[kSimtKeys][D];
+  __shared__ float qs[kSimtRows][D];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int head = blockIdx.y;
+  const int row0 = blockIdx.x * kSimtRows, row = row0 + warp;
+  const int diag = kv_len - q_len;  // query i sees keys 0 .. i + diag (causal)
+  const size_t qbase = static_cast<size_t>(head) * q_len * D, kvbase = static_cast<size_t>(head) * kv_len * D;
+  const bool live = row < q_len;
+  for (int c = lane; c < D; c += 32) qs[warp][c] = live ? to_float(q[qbase + static_cast<size_t>(row) * D + c]) : 0.0f;
+
+  constexpr int kPer = D / 32;
+  float acc[kPer];
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) acc[i] = 0;
+  float m = -INFINITY, l = 0;
+  // Keys past the block's last row's diagonal are seen by none of its rows: their tiles are skipped.
+  const int kv_end = causal ? min(kv_len, min(row0 + kSimtRows, q_len) + diag) : kv_len;
+  for (int kv0 = 0; kv0 < kv_end; kv0 += kSimtKeys) {
+    __syncthreads();  // the last tile is read by every warp
+    for (int i = threadIdx.x; i < kSimtKeys * D; i += blockDim.x) {
+      const int j = i / D, c = i % D;
+      const bool in = kv0 + j < kv_len;
+      const size_t at = kvbase + static_cast<size_t>(kv0 + j) * D + c;
+      ks[j][c] = in ? to_float(k[at]) : 0.0f;
+      vs[j][c] = in ? to_float(v[at]) : 0.0f;
+    }
+    __syncthreads();
+    if (!live) continue;
+    const int key = kv0 + lane;
+    float score = -INFINITY;
+    if (key < kv_len && (!causal || key <= row + diag)) {
+      float dot = 0;
+#pragma unroll 16
+      for (int c = 0; c < D; ++c) dot += qs[warp][c] * ks[lane][c];
+      score = dot * scale_log2;  // base 2: exp(x / sqrt(d)) = 2^(x log2(e) / sqrt(d))
+    }
+    const float m_new = fmaxf(m, warp_all_reduce(score, MaxOp{}));
+    if (m_new == -INFINITY) continue;  // no key of this tile is seen (warp-uniform)
+    const float alpha = exp2f(m - m_new), p = exp2f(score - m_new);
+    l = l * alpha + warp_all_reduce(p, SumOp{});
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) acc[i] *= alpha;
+    for (int j = 0; j < kSimtKeys; ++j) {
+      const float pj = __shfl_sync(kFull, p, j);
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) acc[i] += pj * vs[j][lane + 32 * i];
+    }
+    m = m_new;
+  }
+  if (!live) return;
+  const float inv = 1.0f / l;
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) store(o, qbase + static_cast<size_t>(row) * D + lane + 32 * i, acc[i] * inv);
+}
+
+// ---- 5. FlashAttention-2 on mma.sync --------------------------------------------------------------
+// A block of 4 warps takes 64 query rows, each warp 16 (its Q fragments in registers for the
+// whole run), and walks tiles of 64 keys: S = Q K^T as 8 mma tiles of 16 x 8 per warp, the
+// online softmax on S's accumulators (a row's 64 scores sit in the 4 lanes of a quad: two
+// shuffles give its max), then P V with P converted in registers from the accumulator layout to
+// the A operand's (FlashAttention-2's trick: no trip through shared memory). Rows of K and V in
+// shared memory are padded by 8 BF16 (16 bytes) so that the fragment loads of a warp hit 32
+// different banks.
+constexpr int kMmaRows = 64;
+constexpr int kMmaThreads = 128;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr int kMmaKeys = 64;
+
+__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const unsigned*>(&h);
+}
+__device__ __forceinline__ unsigned lds32(const uint16_t* p) { return *reinterpret_cast<const unsigned*>(p); }
+
+// rows x D BF16 of a [tokens][D] tensor from `row0` into shared memory (LD elements a row), 16
+// bytes a piece; rows past `rows_total` are zeros.
+template <int D, int LD>
+__device__ __forceinline__ void load_rows(uint16_t* s, const uint16_t* __restrict__ g, int row0, int rows_total) {
+  constexpr int kPieces = kMmaKeys * D / 8;
+  for (int i = threadIdx.x; i < kPieces; i += kMmaThreads) {
+    const int r = i / (D / 8), c = (i % (D / 8)) * 8;
+    uint4 piece = make_uint4(0, 0, 0, 0);
+    if (row0 + r < rows_total) piece = *reinterpret_cast<const uint4*>(g + static_cast<size_t>(row0 + r) * D + c);
+    *reinterpret_cast<uint4*>(s + r * LD + c) = piece;
+  }
+}
+#endif
+
+template <int D>
+__global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* __restrict__ q,
+                                                                const uint16_t* __restrict__ k,
+                                                                const uint16_t* __restrict__ v,
+                                                                uint16_t* __restrict__ o, int q_len, int kv_len,
+                                                                bool causal, float scale_log2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int LD = D + 8;
+  constexpr int KS = D / 16;  // k-steps of Q K^T
+  constexpr int ND = D / 8;   // n-tiles of O
+  __shared__ __align__(16) uint16_t ks[kMmaKeys * LD];
+  __shared__ __align__(16) uint16_t vs[kMmaKeys * LD];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int head = blockIdx.y, q0 = blockIdx.x * kMmaRows;
+  const int diag = kv_len - q_len;
+  const uint16_t* qh = q + static_cast<size_t>(head) * q_len * D;
+  const uint16_t* kh = k + static_cast<size_t>(head) * kv_len * D;
+  const uint16_t* vh = v + static_cast<size_t>(head) * kv_len * D;
+  const int ra = q0 + warp * 16 + g, rb = ra + 8;  // this thread's two rows
+
+  // Q's 64 rows through ks once; each warp keeps its 16 rows as A fragments.
+  load_rows<D, LD>(ks, qh, q0, q_len);
+  __syncthreads();
+  unsigned qa[KS][4];
+  {
+    const uint16_t* base = ks + (warp * 16 + g) * LD + 2 * t;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+      qa[kk][0] = lds32(base + kk * 16);
+      qa[kk][1] = lds32(base + 8 * LD + kk * 16);
+      qa[kk][2] = lds32(base + kk * 16 + 8);
+      qa[kk][3] = lds32(base + 8 * LD + kk * 16 + 8);
+    }
+  }
+  float acc[ND][4];
+#pragma unroll
+  for (int n = 0; n < ND; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0, 0};
+
+  const int kv_end = causal ? min(kv_len, min(q0 + kMmaRows, q_len) + diag) : kv_len;
+  for (int kv0 = 0; kv0 < kv_end; kv0 += kMmaKeys) {
+    __syncthreads();  // Q's staging, or the last tile, read by every warp
+    load_rows<D, LD>(ks, kh, kv0, kv_len);
+    load_rows<D, LD>(vs, vh, kv0, kv_len);
+    __syncthreads();
+
+    float s[8][4];
+#pragma unroll
+    for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const uint16_t* kr = ks + (n * 8 + g) * LD + kk * 16 + 2 * t;  // B = K^T: key n*8+g, dims 2t..
+        cudalab::mma_bf16(s[n], qa[kk], lds32(kr), lds32(kr + 8));
+      }
+    }
+    // Scale to base 2, mask (past the sequence; past the diagonal), and each row's max.
+    float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int key = kv0 + n * 8 + 2 * t + (e & 1), row = e < 2 ? ra : rb;
+        float x = s[n][e] * scale_log2;
+        if (key >= kv_len || (causal && key > row + diag)) x = -INFINITY;
+        s[n][e] = x;
+        mx[e / 2] = fmaxf(mx[e / 2], x);
+      }
+    }
+    float alpha[2], base[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 2));
+      const float m_new = fmaxf(m[h], mx[h]);
+      base[h] = m_new == -INFINITY ? 0.0f : m_new;  // a row that has seen no key yet: every p is 0
+      alpha[h] = exp2f(m[h] - base[h]);
+      m[h] = m_new;
+      l[h] *= alpha[h];
+    }
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        s[n][e] = exp2f(s[n][e] - base[e / 2]);
+        l[e / 2] += s[n][e];  // this lane's share; the quad's sum is taken at the end
+      }
+    }
+#pragma unroll
+    for (int n = 0; n < ND; ++n) {
+      acc[n][0] *= alpha[0];
+      acc[n][1] *= alpha[0];
+      acc[n][2] *= alpha[1];
+      acc[n][3] *= alpha[1];
+    }
+    // O += P V: P's accumulators of key tiles 2kk and 2kk+1 are the A fragment of keys 16kk ..
+    // 16kk+15; V's B fragment is two keys of one column, packed from two rows of vs.
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      const unsigned pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
+                              pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      const uint16_t* vr = vs + (kk * 16 + 2 * t) * LD + g;
+#pragma unroll
+      for (int n = 0; n < ND; ++n) {
+        const uint16_t* c = vr + n * 8;
+        const unsigned b0 = static_cast<unsigned>(c[0]) | (static_cast<unsigned>(c[LD]) << 16);
+        const unsigned b1 = static_cast<unsigned>(c[8 * LD]) | (static_cast<unsigned>(c[9 * LD]) << 16);
+        cudalab::mma_bf16(acc[n], pa, b0, b1);
+      }
+    }
+  }
+  float inv[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(kFull, l[h], 1);
+    l[h] += __shfl_xor_sync(kFull, l[h], 2);
+    inv[h] = 1.0f / l[h];
+  }
+  uint16_t* oh = o + static_cast<size_t>(head) * q_len * D;
+#pragma unroll
+  for (int n = 0; n < ND; ++n) {
+    const int c = n * 8 + 2 * t;
+    if (ra < q_len) {
+      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(ra) * D + c) = pack_bf16(acc[n][0] * inv[0], acc[n][1] * inv[0]);
+    }
+    if (rb < q_len) {
+      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(rb) * D + c) = pack_bf16(acc[n][2] * inv[1], acc[n][3] * inv[1]);
+    }
+  }
+#endif
+}
+
+// ---- 6 and 7. decode ------------------------------------------------------------------------------
+// A block of 256 threads takes a range of keys of one head: 16 groups of 16 lanes, each group one
+// key at a time (a lane holds D / 16 of its dimensions: one 16-byte load for D = 128), the dot
+// product summed over the group by 4 shuffles, the group's own running (m, l, o). The groups
+// then merge in shared memory. Split (flash-decoding): each block writes its (m, l, o) and a
+// second kernel merges a head's splits; per head: one block, which writes O itself.
+constexpr int kDecodeThreads = 256;
+
+// E consecutive BF16 (8: one 16-byte load; 4: one 8-byte load) as floats.
+template <int E>
+__device__ __forceinline__ void load_dims(const uint16_t* p, float (&f)[E]) {
+  if constexpr (E == 8) {
+    const uint4 w = *reinterpret_cast<const uint4*>(p);
+    float lo[4], hi[4];
+    unpack(make_uint2(w.x, w.y), lo);
+    unpack(make_uint2(w.z, w.w), hi);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      f[i] = lo[i];
+      f[4 + i] = hi[i];
+    }
+  } else {
+    static_assert(E == 4, "64 or 128 dimensions: 4 or 8 per lane");
+    unpack(*reinterpret_cast<const uint2*>(p), f);
+  }
+}
+constexpr int kDecodeGroups = kDecodeThreads / 16;
+
+template <int D>
+__global__ void __launch_bounds__(kDecodeThreads) decode_part(const uint16_t* __restrict__ q,
+                                                              const uint16_t* __restrict__ k,
+                                                              const uint16_t* __restrict__ v,
+                                                              uint16_t* __restrict__ o, float* __restrict__ partials,
+                                                              int kv_len, int chunk, float scale_log2) {
+  constexpr int E = D / 16;  // dimensions per lane
+  __shared__ float gm[kDecodeGroups], gl[kDecodeGroups];
+  __shared__ float go[kDecodeGroups][D];
+  const int head = blockIdx.y, split = blockIdx.x, splits = gridDim.x;
+  const int group = threadIdx.x / 16, hl = threadIdx.x % 16;
+  const int first = split * chunk, last = min(kv_len, first + chunk);
+  const size_t kvbase = static_cast<size_t>(head) * kv_len * D;
+  float qv[E], acc[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    qv[e] = to_float(q[static_cast<size_t>(head) * D + hl * E + e]);
+    acc[e] = 0;
+  }
+  float m = -INFINITY, l = 0;
+  for (int key = first + group; key < last; key += kDecodeGroups) {
+    const size_t at = kvbase + static_cast<size_t>(key) * D + hl * E;
+    float kf[E], vf[E];
+    load_dims<E>(k + at, kf);
+    load_dims<E>(v + at, vf);
+    float dot = 0;
+#pragma unroll
+    for (int e = 0; e < E; ++e) dot += qv[e] * kf[e];
+#pragma unroll
+    for (int off = 8; off > 0; off /= 2) dot += __shfl_xor_sync(kFull, dot, off);  // within the 16 lanes
+    const float score = dot * scale_log2;
+    const float m_new = fmaxf(m, score);
+    const float alpha = exp2f(m - m_new), p = exp2f(score - m_new);
+    l = l * alpha + p;
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc[e] = acc[e] * alpha + p * vf[e];
+    m = m_new;
+  }
+  if (hl == 0) {
+    gm[group] = m;
+    gl[group] = l;
+  }
+#pragma unroll
+  for (int e = 0; e < E; ++e) go[group][hl * E + e] = acc[e];
+  __syncthreads();
+  float mm = -INFINITY;
+  for (int gi = 0; gi < kDecodeGroups; ++gi) mm = fmaxf(mm, gm[gi]);
+  for (int c = threadIdx.x; c < D; c += kDecodeThreads) {
+    float lsum = 0, osum = 0;
+    for (int gi = 0; gi < kDecodeGroups; ++gi) {
+      const float w = gm[gi] == -INFINITY ? 0.0f : exp2f(gm[gi] - mm);  // a group with no key adds nothing
+      lsum += gl[gi] * w;
+      osum += go[gi][c] * w;
+    }
+    if (splits == 1) {
+      store(o, static_cast<size_t>(head) * D + c, osum / lsum);
+    } else {
+      float* part = partials + (static_cast<size_t>(head) * splits + split) * (D + 2);
+      part[2 + c] = osum;
+      if (c == 0) {
+        part[0] = mm;
+        part[1] = lsum;
+      }
+    }
+  }
+}
+
+// O of each head from its splits' (m, l, o): one block of D threads per head.
+template <int D>
+__global__ void decode_merge(const float* __restrict__ partials, uint16_t* __restrict__ o, int splits) {
+  const int head = blockIdx.x, c = threadIdx.x;
+  const float* p = partials + static_cast<size_t>(head) * splits * (D + 2);
+  float mm = -INFINITY;
+  for (int s = 0; s < splits; ++s) mm = fmaxf(mm, p[static_cast<size_t>(s) * (D + 2)]);
+  float lsum = 0, osum = 0;
+  for (int s = 0; s < splits; ++s) {
+    const float* ps = p + static_cast<size_t>(s) * (D + 2);
+    const float w = ps[0] == -INFINITY ? 0.0f : exp2f(ps[0] - mm);
+    lsum += ps[1] * w;
+    osum += ps[2 + c] * w;
+  }
+  store(o, static_cast<size_t>(head) * D + c, osum / lsum);
+}
+
+__global__ void fill_bf16(uint16_t* x, size_t n, std::uint64_t seed, float scale) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    x[i] = __bfloat16_as_ushort(__float2bfloat16_rn(scale * to_float(input_bits(seed, i))));
+  }
+}
+__global__ void fill_f32(float* x, size_t n, std::uint64_t seed, float scale) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    x[i] = scale * to_float(input_bits(seed, i));
+  }
+}
+
+void require_shape(const Shape& s) {
+  if (!supported_dim(s.d)) throw std::invalid_argument("attention: head dim " + std::to_string(s.d) + " (64 or 128 only)");
+  if (s.heads <= 0 || s.q_len <= 0 || s.kv_len <= 0) throw std::invalid_argument("attention: the sizes must be positive");
+  if (s.heads > 65535) throw std::invalid_argument("attention: at most 65535 heads (the grid's y)");
+  if (s.causal && s.q_len > s.kv_len) throw std::invalid_argument("attention: a causal prefill needs q_len <= kv_len");
+}
+
+template <int D>
+void attend_d(Variant v, const Shape& s, const uint16_t* q, const uint16_t* k, const uint16_t* vv, uint16_t* o,
+              DecodeWorkspace* ws, cudaStream_t stream) {
+  const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(D));
+  const unsigned heads = static_cast<unsigned>(s.heads);
+  switch (v) {
+    case Variant::kPrefillFusedSimt:
+      prefill_fused_simt<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(s.q_len, kSimtRows)), heads), kSimtRows * 32, 0,
+                              stream>>>(q, k, vv, o, s.q_len, s.kv_len, s.causal, scale_log2);
+      CUDA_CHECK_LAUNCH("prefill_fused_simt");
+      return;
+    case Variant::kPrefillMmaSync:
+      // the suite's per-device cache: attend() runs inside timed loops
+      if (cudalab::launch_limits().cc_major < 8) {
+        throw std::runtime_error("attention: prefill_mma_sync: BF16 mma.sync needs sm_80 or later");
+      }
+      prefill_mma_sync<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(s.q_len, kMmaRows)), heads), kMmaThreads, 0,
+                            stream>>>(q, k, vv, o, s.q_len, s.kv_len, s.causal, scale_log2);
+      CUDA_CHECK_LAUNCH("prefill_mma_sync");
+      return;
+    case Variant::kDecodePerHead:
+      decode_part<D><<<dim3(1, heads), kDecodeThreads, 0, stream>>>(q, k, vv, o, nullptr, s.kv_len, s.kv_len, scale_log2);
+      CUDA_CHECK_LAUNCH("decode_part");
+      return;
+    case Variant::kDecodeSplit: {
+      if (!ws) throw std::invalid_argument("attention: decode_split needs a DecodeWorkspace");
+      const int splits = std::min(decode_splits(s, cudalab::launch_limits().sms), ws->max_splits());
+      const int chunk = cudalab::ceil_div(s.kv_len, splits);
+      const int used = cudalab::ceil_div(s.kv_len, chunk);  // none empty
+      decode_part<D><<<dim3(static_cast<unsigned>(used), heads), kDecodeThreads, 0, stream>>>(
+          q, k, vv, o, ws->partials(), s.kv_len, chunk, scale_log2);
+      CUDA_CHECK_LAUNCH("decode_part");
+      if (used > 1) {
+        decode_merge<D><<<heads, D, 0, stream>>>(ws->partials(), o, used);
+        CUDA_CHECK_LAUNCH("decode_merge");
+      }
+      return;
+    }
+    default:
+      throw std::invalid_argument("attention: " + std::string(row_of(v).name) + " is not a fused attention kernel");
+  }
+}
+
+}  // namespace
+
+CUDALAB_VARIANTS_FROM(Variant, ladder())
+
+Kind kind_of(Variant v) { return row_of(v).kind; }
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::kSoftmax: return "softmax";
+    case Kind::kPrefill: return "prefill";
+    case Kind::kDecode: return "decode";
+  }
+  return "?";
+}
+
+void softmax(Variant v, Elem e, const void* x, void* y, int rows, int cols, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) throw std::invalid_argument("attention: softmax sizes must be positive");
+  if (cols > kMaxSoftmaxCols) throw std::invalid_argument("attention: softmax rows of at most 32768 elements");
+  if (e == Elem::kF32) {
+    softmax_typed(v, static_cast<const float*>(x), static_cast<float*>(y), rows, cols, stream);
+  } else {
+    softmax_typed(v, static_cast<const uint16_t*>(x), static_cast<uint16_t*>(y), rows, cols, stream);
+  }
+}
+
+DecodeWorkspace::DecodeWorkspace(int heads, int d, int max_splits)
+    : max_splits_(max_splits), partials_(static_cast<size_t>(heads) * max_splits * (d + 2)) {}
+
+int decode_splits(const Shape& s, int sms) {
+  const int fill = cudalab::ceil_div(2 * sms, std::max(1, s.heads));  // blocks to fill the GPU twice
+  return std::max(1, std::min(fill, s.kv_len / 256));
+}
+
+void attend(Variant v, const Shape& s, const uint16_t* q, const uint16_t* k, const uint16_t* vv, uint16_t* o,
+            DecodeWorkspace* ws, cudaStream_t stream) {
+  require_shape(s);
+  const Kind kind = kind_of(v);
+  if (kind == Kind::kDecode && s.q_len != 1) throw std::invalid_argument("attention: a decode has one query token");
+  if (kind == Kind::kDecode && s.causal) throw std::invalid_argument("attention: a decode sees every key (not causal)");
+  if (s.d == 64) {
+    attend_d<64>(v, s, q, k, vv, o, ws, stream);
+  } else {
+    attend_d<128>(v, s, q, k, vv, o, ws, stream);
+  }
+}
+
+void masked_softmax_bf16(const float* x, uint16_t* y, int heads, int q_len, int kv_len, bool causal,
+                         cudaStream_t stream) {
+  const long long rows = static_cast<long long>(heads) * q_len;
+  if (rows > 0x7FFFFFFF) throw std::invalid_argument("attention: too many rows for one grid");
+  launch_registers<float, uint16_t>(x, y, static_cast<int>(rows), kv_len, q_len, causal ? kv_len - q_len : -1, stream);
+}
+
+// ---- the unfused baseline ------------------------------------------------------------------------
+
+namespace {
+void cublas_check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("attention: ") + what + " failed (cuBLAS status " + std::to_string(static_cast<int>(s)) + ")");
+}
+}  // namespace
+
+double Unfused::scratch_bytes(const Shape& s) {
+  return 6.0 * s.heads * static_cast<double>(s.q_len) * s.kv_len;  // FP32 scores and BF16 probabilities
+}
+
+Unfused::Unfused(const Shape& s)
+    : s_(s), scores_(static_cast<size_t>(s.heads) * s.q_len * s.kv_len),
+      probs_(static_cast<size_t>(s.heads) * s.q_len * s.kv_len) {
+  require_shape(s);
+  if (s.kv_len > kMaxSoftmaxCols) throw std::invalid_argument("attention: the unfused path's softmax holds at most 32768 keys");
+  cublasHandle_t h = nullptr;
+  cublas_check(cublasCreate(&h), "cublasCreate");
+  handle_ = h;
+}
+
+Unfused::~Unfused() {
+  if (handle_) cublasDestroy(static_cast<cublasHandle_t>(handle_));
+}
+
+void Unfused::run(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o, cudaStream_t stream) {
+  auto h = static_cast<cublasHandle_t>(handle_);
+  cublas_check(cublasSetStream(h, stream), "cublasSetStream");
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(s_.d)), one = 1.0f, zero = 0.0f;
+  const long long qs = static_cast<long long>(s_.q_len) * s_.d, kvs = static_cast<long long>(s_.kv_len) * s_.d;
+  const long long ss = static_cast<long long>(s_.q_len) * s_.kv_len;
+  // Row-major S (q_len x kv_len) is column-major S^T = K Q^T: K as stored is d x kv_len (transposed),
+  // Q is d x q_len.
+  cublas_check(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, s_.kv_len, s_.q_len, s_.d, &alpha, k, CUDA_R_16BF,
+                                          s_.d, kvs, q, CUDA_R_16BF, s_.d, qs, &zero, scores_.data(), CUDA_R_32F,
+                                          s_.kv_len, ss, s_.heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "Q K^T (cublasGemmStridedBatchedEx)");
+  masked_softmax_bf16(scores_.data(), probs_.data(), s_.heads, s_.q_len, s_.kv_len, s_.causal, stream);
+  // Row-major O (q_len x d) is column-major O^T = V^T P^T: V as stored is d x kv_len, P is kv_len x q_len.
+  cublas_check(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s_.d, s_.q_len, s_.kv_len, &one, v, CUDA_R_16BF,
+                                          s_.d, kvs, probs_.data(), CUDA_R_16BF, s_.kv_len, ss, &zero, o, CUDA_R_16BF,
+                                          s_.d, qs, s_.heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "P V (cublasGemmStridedBatchedEx)");
+}
+
+void fill_inputs(uint16_t* x, size_t n, std::uint64_t seed, float scale, cudaStream_t stream) {
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>(cudalab::ceil_div(n, size_t{256}), 4096));
+  fill_bf16<<<blocks, 256, 0, stream>>>(x, n, seed, scale);
+  CUDA_CHECK_LAUNCH("fill_bf16");
+}
+void fill_inputs(float* x, size_t n, std::uint64_t seed, float scale, cudaStream_t stream) {
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>(cudalab::ceil_div(n, size_t{256}), 4096));
+  fill_f32<<<blocks, 256, 0, stream>>>(x, n, seed, scale);
+  CUDA_CHECK_LAUNCH("fill_f32");
+}
+
+}  // namespace attention

@@ -1,0 +1,213 @@
+#pragma once
+// The attention lab's problems, each stated once for its variants (common/driver.hpp): inputs
+// made on the GPU from the seed (inputs.hpp) and the CPU's answers at the rows it checks, the
+// bytes a launch must move and the FLOPs it does, the poisoned output, the check, and a second
+// input set (softmax: the rows negated; attention: V negated, so O is negated exactly) that
+// catches a replayed result. Each check also reads the whole output: every softmax row sums to 1
+// and every element of O is finite and no larger than the largest |v| (a convex combination of
+// V's rows), so a row left unwritten is caught wherever it is.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attention.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_cache.hpp"
+#include "common/device_buffer.hpp"
+#include "common/driver.hpp"
+#include "common/variants.hpp"
+#include "reference.hpp"
+
+namespace attention {
+
+class SoftmaxProblem {
+ public:
+  // drawn: rows compared with the CPU beyond the first and last two (-1: all; the tests).
+  SoftmaxProblem(int rows, int cols, Elem e, std::uint64_t seed, cudalab::Replays replays, int drawn = 28)
+      : rows_(rows), cols_(cols), e_(e), n_(static_cast<std::size_t>(rows) * cols), x_(n_ * elem_bytes(e)),
+        y_(n_ * elem_bytes(e)), checked_(checked_rows(rows, seed, drawn)) {
+    fill(x_.data(), seed, kSoftmaxScale);
+    want_[0] = answers(seed, kSoftmaxScale);
+    if (replays == cudalab::Replays::kCaught) {
+      cudalab::DeviceBuffer<unsigned char> second(x_.size());
+      fill(second.data(), seed, -kSoftmaxScale);
+      want_[1] = answers(seed, -kSoftmaxScale);
+      sets_ = std::make_unique<cudalab::InputSets>();
+      sets_->add(x_.data(), x_.size(), second.data());
+    }
+  }
+  SoftmaxProblem(const SoftmaxProblem&) = delete;  // its rungs hold references to it
+  SoftmaxProblem& operator=(const SoftmaxProblem&) = delete;
+
+  double bytes() const { return 2.0 * static_cast<double>(n_ * elem_bytes(e_)); }
+  double flops() const { return 0; }
+  void poison() { y_.fill_bytes(0xFF); }
+  cudalab::InputSets* replay_sets() { return sets_.get(); }
+  unsigned char* output_bytes() { return y_.data(); }  // the tests' way to spoil a row
+  bool check(const std::string& variant) const {
+    const std::vector<float> y = output();
+    const auto& want = cudalab::current_answer(sets_.get(), want_[0], want_[1]);
+    const double tol = softmax_tolerance(e_, cols_);
+    for (std::size_t i = 0; i < checked_.size(); ++i) {
+      const std::size_t base = static_cast<std::size_t>(checked_[i]) * cols_;
+      for (int c = 0; c < cols_; ++c) {
+        const double w = want[i][c], got = y[base + c];
+        if (!(std::fabs(got - w) <= tol * w)) {
+          std::fprintf(stderr, "attention: %s is wrong: row %d col %d: got %.8g, want %.8g\n", variant.c_str(),
+                       checked_[i], c, got, w);
+          return false;
+        }
+      }
+    }
+    // Every row: elements in [0, 1] that sum to 1 within the rounding of cols outputs.
+    const double sum_tol = cols_ * tol + 1e-6;
+    for (int r = 0; r < rows_; ++r) {
+      double sum = 0;
+      for (int c = 0; c < cols_; ++c) {
+        const float v = y[static_cast<std::size_t>(r) * cols_ + c];
+        if (!(v >= 0.0f && v <= 1.0f)) {
+          std::fprintf(stderr, "attention: %s is wrong: row %d col %d is %g, not a probability\n", variant.c_str(), r, c, v);
+          return false;
+        }
+        sum += v;
+      }
+      if (!(std::fabs(sum - 1.0) <= sum_tol)) {
+        std::fprintf(stderr, "attention: %s is wrong: row %d sums to %.8g, not 1\n", variant.c_str(), r, sum);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::vector<cudalab::Rung> rungs(const std::vector<Variant>& chosen) {
+    std::vector<cudalab::Rung> out;
+    for (Variant v : chosen) {
+      if (kind_of(v) != Kind::kSoftmax) continue;
+      out.push_back(cudalab::problem_rung(*this, variant_name(v), [this, v] {
+        softmax(v, e_, x_.data(), y_.data(), rows_, cols_);
+      }));
+    }
+    return out;
+  }
+
+ private:
+  void fill(unsigned char* at, std::uint64_t seed, float scale) {
+    if (e_ == Elem::kF32) {
+      fill_inputs(reinterpret_cast<float*>(at), n_, seed, scale);
+    } else {
+      fill_inputs(reinterpret_cast<std::uint16_t*>(at), n_, seed, scale);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  std::vector<std::vector<double>> answers(std::uint64_t seed, float scale) const {
+    std::vector<std::vector<double>> out;
+    std::vector<float> row(cols_);
+    for (int r : checked_) {
+      for (int c = 0; c < cols_; ++c) row[c] = scale * input_value(seed, static_cast<std::uint64_t>(r) * cols_ + c);
+      out.push_back(softmax_row(row.data(), cols_));
+    }
+    return out;
+  }
+  std::vector<float> output() const {
+    std::vector<float> y(n_);
+    if (e_ == Elem::kF32) {
+      CUDA_CHECK(cudaMemcpy(y.data(), y_.data(), n_ * sizeof(float), cudaMemcpyDeviceToHost));
+    } else {
+      std::vector<std::uint16_t> bits(n_);
+      CUDA_CHECK(cudaMemcpy(bits.data(), y_.data(), n_ * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
+      for (std::size_t i = 0; i < n_; ++i) y[i] = cudalab::from_bf16_bits(bits[i]);
+    }
+    return y;
+  }
+
+  int rows_, cols_;
+  Elem e_;
+  std::size_t n_;
+  cudalab::DeviceBuffer<unsigned char> x_, y_;
+  std::vector<int> checked_;
+  std::vector<std::vector<double>> want_[2];
+  std::unique_ptr<cudalab::InputSets> sets_;
+};
+
+// Prefill (q_len == kv_len) or decode (q_len == 1): Q, K and V made on the GPU, O checked.
+class AttentionProblem {
+ public:
+  // drawn: the rows checked per head beyond the first and last two (-1: all; the tests).
+  AttentionProblem(Kind kind, const Shape& s, std::uint64_t seed, cudalab::Replays replays, bool with_unfused,
+                   int drawn = 12)
+      : kind_(kind), s_(s), seeds_(seed), q_(count(s.q_len)), k_(count(s.kv_len)), v_(count(s.kv_len)), o_(count(s.q_len)),
+        ws_(s.heads, s.d, kind == Kind::kDecode ? decode_splits(s, cudalab::launch_limits().sms) : 1) {
+    fill_inputs(q_.data(), q_.size(), seeds_.q, kQueryScale);
+    fill_inputs(k_.data(), k_.size(), seeds_.k, 1.0f);
+    fill_inputs(v_.data(), v_.size(), seeds_.v, 1.0f);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    want_[0] = attention_answers(s, seeds_, drawn);
+    if (replays == cudalab::Replays::kCaught) {
+      cudalab::DeviceBuffer<std::uint16_t> negated(v_.size());
+      fill_inputs(negated.data(), negated.size(), seeds_.v, -1.0f);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      want_[1] = want_[0];
+      for (auto& r : want_[1].rows) {
+        for (auto& x : r.a.o) x = -x;
+      }
+      sets_ = std::make_unique<cudalab::InputSets>();
+      sets_->add(v_.data(), v_.bytes(), negated.data());
+    }
+    if (with_unfused) unfused_ = std::make_unique<Unfused>(s);
+  }
+  AttentionProblem(const AttentionProblem&) = delete;
+  AttentionProblem& operator=(const AttentionProblem&) = delete;
+
+  const Shape& shape() const { return s_; }
+  double bytes() const { return attention_bytes(s_); }
+  double flops() const { return attention_flops(s_); }
+  void poison() { o_.fill_bytes(0xFF); }
+  cudalab::InputSets* replay_sets() { return sets_.get(); }
+  bool check(const std::string& variant) const {
+    const std::vector<std::uint16_t> o = o_.download();
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      const float x = cudalab::from_bf16_bits(o[i]);
+      if (!(std::fabs(x) <= 1.0f)) {  // NaN (the poison) fails too
+        const std::size_t row = i / s_.d;
+        std::fprintf(stderr, "attention: %s is wrong: head %zu row %zu col %zu is %g (|o| <= max |v| = 1)\n",
+                     variant.c_str(), row / s_.q_len, row % s_.q_len, i % s_.d, x);
+        return false;
+      }
+    }
+    return first_mismatch(cudalab::current_answer(sets_.get(), want_[0], want_[1]), o, s_, variant) < 0;
+  }
+  // The elements the check compares with the CPU (the rest: bounded and finite).
+  std::size_t checked() const { return want_[0].rows.size() * static_cast<std::size_t>(s_.d); }
+
+  std::vector<cudalab::Rung> rungs(const std::vector<Variant>& chosen) {
+    std::vector<cudalab::Rung> out;
+    for (Variant v : chosen) {
+      if (kind_of(v) != kind_) continue;
+      out.push_back(cudalab::problem_rung(*this, variant_name(v), [this, v] {
+        attend(v, s_, q_.data(), k_.data(), v_.data(), o_.data(), &ws_);
+      }));
+    }
+    if (unfused_) {
+      out.push_back(cudalab::baseline_rung(*this, "unfused (cuBLAS, softmax, cuBLAS)", [this] {
+        unfused_->run(q_.data(), k_.data(), v_.data(), o_.data());
+      }));
+    }
+    return out;
+  }
+
+ private:
+  std::size_t count(int tokens) const { return static_cast<std::size_t>(s_.heads) * tokens * s_.d; }
+
+  Kind kind_;
+  Shape s_;
+  Seeds seeds_;
+  cudalab::DeviceBuffer<std::uint16_t> q_, k_, v_, o_;
+  DecodeWorkspace ws_;
+  Answers want_[2];
+  std::unique_ptr<cudalab::InputSets> sets_;
+  std::unique_ptr<Unfused> unfused_;
+};
+
+}  // namespace attention
