@@ -57,6 +57,7 @@ int LabRun::section(const Section& s, const std::vector<Rung>& rungs) {
   if (s.roofs != Roofs::kNone) y.copy_gbps = yardsticks().copy_gbps;
   if (s.roofs == Roofs::kPeakAndCopy) y.peak_gbps = yardsticks().peak_gbps;
   y.peak_gflops = s.peak_gflops;
+  y.peak_name = s.peak_name;
   LadderResult result = run_ladder(bench(), rungs);
   if (s.after) s.after(result);
   MeasurementTable t(y, s.shape);

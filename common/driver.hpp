@@ -53,7 +53,8 @@ struct Section {
   Roofs roofs = Roofs::kPeakAndCopy;
   RowsShape shape{false};
   std::function<void(LadderResult&)> after{};
-  double peak_gflops = 0;  // > 0: the rows' FLOP/s as a share of this peak too (FP32)
+  double peak_gflops = 0;  // > 0: the rows' FLOP/s as a share of this peak too
+  std::string peak_name = "FP32";  // what peak_gflops is the peak of: the "% <name> peak" column
 };
 
 // The start-up, the yardsticks and the ending of a ladder lab's run.

@@ -497,8 +497,8 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
 }
 
 // ---- 6 and 7. decode ------------------------------------------------------------------------------
-// A block of 256 threads takes a range of keys of one head: 16 groups of 16 lanes, each group one
-// key at a time (a lane holds D / 16 of its dimensions: one 16-byte load for D = 128), the dot
+// A block of 256 threads takes a range of keys of one head: 16 groups of 16 lanes (two to a warp),
+// each group one key at a time (a lane holds D / 16 of its dimensions: one 16-byte load for D = 128), the dot
 // product summed over the group by 4 shuffles, the group's own running (m, l, o). The groups
 // then merge in shared memory. Split (flash-decoding): each block writes its (m, l, o) and a
 // second kernel merges a head's splits; per head: one block, which writes O itself.
@@ -544,16 +544,24 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_part(const uint16_t* __
     acc[e] = 0;
   }
   float m = -INFINITY, l = 0;
-  for (int key = first + group; key < last; key += kDecodeGroups) {
-    const size_t at = kvbase + static_cast<size_t>(key) * D + hl * E;
+  // The two groups of a warp take keys base and base + 1 and loop together (a group past the last
+  // key idles through the iteration): the shuffles below need all 32 lanes, whatever the count.
+  const int warp = threadIdx.x / 32, half = group % 2;
+  for (int base = first + 2 * warp; base < last; base += kDecodeGroups) {
+    const int key = base + half;
+    const bool live = key < last;
     float kf[E], vf[E];
-    load_dims<E>(k + at, kf);
-    load_dims<E>(v + at, vf);
     float dot = 0;
+    if (live) {
+      const size_t at = kvbase + static_cast<size_t>(key) * D + hl * E;
+      load_dims<E>(k + at, kf);
+      load_dims<E>(v + at, vf);
 #pragma unroll
-    for (int e = 0; e < E; ++e) dot += qv[e] * kf[e];
+      for (int e = 0; e < E; ++e) dot += qv[e] * kf[e];
+    }
 #pragma unroll
     for (int off = 8; off > 0; off /= 2) dot += __shfl_xor_sync(kFull, dot, off);  // within the 16 lanes
+    if (!live) continue;
     const float score = dot * scale_log2;
     const float m_new = fmaxf(m, score);
     const float alpha = exp2f(m - m_new), p = exp2f(score - m_new);

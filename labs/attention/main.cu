@@ -110,10 +110,11 @@ int run(int argc, char** argv) {
       attention::AttentionProblem p(Kind::kPrefill, shape, o.common.seed, cudalab::Replays::kCaught, unfused);
       cudalab::Section s;
       s.key = causal ? "prefill_causal" : "prefill";
-      s.heading = fmt::format("prefill{}: {} heads x {} tokens, d = {} (TFLOP/s: the useful FLOPs; GB/s: Q, K, V "
+      s.heading = fmt::format("prefill{}: {} heads x {} tokens, d = {} (GFLOP/s: the useful FLOPs; GB/s: Q, K, V "
                               "and O once)", causal ? " (causal)" : "", o.heads, o.seq, o.dim);
       s.roofs = cudalab::Roofs::kNone;
       s.peak_gflops = tc_peak > 0 ? tc_peak : fp32_peak;
+      s.peak_name = tc_peak > 0 ? "BF16 TC" : "FP32";
       s.shape = {false, "x unfused"};
       keep(run.section(s, p.rungs(chosen)));
     }

@@ -67,12 +67,13 @@ int run_as(const Options& o, cudalab::LabRun& run) {
     }
     best_over_cub = cub_ms > 0 && best_ms > 0 ? cub_ms / best_ms : 0;
   };
-  const int compacted = run.section(
-      {"compaction",
-       fmt::format("Stream compaction: keep the x > 0 of the same N, in order ({} kept; GB/s: N read, the kept written)",
-                   c.kept()),
-       cudalab::Roofs::kPeakAndCopy, {false, "x CUB"}, ratio},
-      c.rungs(o.compact));
+  cudalab::Section s;
+  s.key = "compaction";
+  s.heading = fmt::format("Stream compaction: keep the x > 0 of the same N, in order ({} kept; GB/s: N read, the kept written)",
+                          c.kept());
+  s.shape = {false, "x CUB"};
+  s.after = ratio;
+  const int compacted = run.section(s, c.rungs(o.compact));
   if (best_over_cub > 0) {
     run.report().field("compaction_best_over_cub", "best compaction / cub::DeviceSelect::If", cudalab::Value(best_over_cub, 3), "x");
   }
