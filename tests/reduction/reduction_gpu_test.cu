@@ -3,6 +3,7 @@
 // reproducibility claims; and a sum past 2^31 elements.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -17,14 +18,18 @@ namespace {
 
 using reduction::Variant;
 
-// Float inputs are -1, 0 or 1: every partial sum is an integer of magnitude <= n <= 2^24,
-// which float represents exactly, so the expected float sum is exact whatever the order.
-// The total is never 0, so a kernel that writes 0 (or nothing) cannot pass by chance.
+// Float inputs are integers in [-R, R] with R = min(1000, 2^24 / n) (at least 1): every partial
+// sum is an integer of magnitude <= n R <= 2^24, which float represents exactly, so the expected
+// float sum is exact whatever the order. R as large as that allows makes the sum of a small input
+// unpredictable too: with -1, 0 and 1 alone, two elements sum to 1 often enough that a body
+// writing the constant 1 passed the n = 2 case of a grading run. The total is never 0, so a
+// kernel that writes 0 (or nothing) cannot pass by chance.
 template <typename T>
 std::vector<T> input(std::size_t n, std::uint64_t seed) {
   std::vector<T> x;
   if constexpr (std::is_floating_point_v<T>) {
-    auto ints = cudalab::random_vector<int>(n, seed, -1, 1);
+    const int r = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(1000, (std::size_t{1} << 24) / std::max<std::size_t>(n, 1))));
+    auto ints = cudalab::random_vector<int>(n, seed, -r, r);
     x.assign(ints.begin(), ints.end());
   } else {
     x = cudalab::random_vector<T>(n, seed, -1000, 1000);
