@@ -9,7 +9,9 @@ name and the date, in one JSON file: <out>/<gpu>-<date>.json. scripts/plot.py dr
                         # the headline ratios of a result (each against the same run's ceiling:
                         # copy, CUB, cuBLAS), beside an earlier result's; runs nothing
 
-Without a GPU it prints "skipped: no GPU" and exits 0. Exit 1 if a lab reports a wrong result.
+The result file is written after every run, so a bench stopped part way (a time limit) keeps the
+runs it finished. Without a GPU it prints "skipped: no GPU" and exits 0. Exit 1 if a lab reports a
+wrong result.
 """
 import datetime
 import json
@@ -17,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 from cudalab import lab_manifest
 from cudalab import script_cli
@@ -123,10 +126,14 @@ def main():
     labs = os.path.join(args.build_dir, "labs")
     if not os.path.isdir(labs):
         script_cli.fail("bench", 2, f"{labs} not found (build first)")
-    probe = subprocess.run([os.path.join(labs, "device_query")], capture_output=True, text=True)
+    probe = subprocess.run([os.path.join(labs, "device_query"), "--json"], capture_output=True, text=True)
     if probe.returncode == 77:
         print("bench: skipped: no GPU")
         return 0
+    try:
+        gpu = json.loads(probe.stdout)["devices"][0]["name"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        gpu = "gpu"
     now = datetime.datetime.now().isoformat(timespec="seconds")
     results = {"date": now, "runs": {}}
     if args.merge:
@@ -135,6 +142,13 @@ def main():
                 results = json.load(f)
         except (OSError, json.JSONDecodeError) as e:
             script_cli.fail("bench", 2, f"cannot read {args.merge}: {e}")
+    if args.merge:
+        path = args.merge
+    else:
+        results["gpu"] = gpu
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", gpu).strip("-").lower()
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, f"{slug}-{datetime.date.today().isoformat()}.json")
     status = 0
     for name, cmd in RUNS:
         if only and cmd[0] not in only:
@@ -143,8 +157,10 @@ def main():
         argv = [exe] + cmd[1:]
         if TIMED[cmd[0]]:
             argv += ["--repeat", str(args.repeat)]
-        print(f"bench: {' '.join(cmd)}", flush=True)
+        print(f"bench: {' '.join(cmd)}", end="", flush=True)
+        start = time.monotonic()
         run = subprocess.run(argv, capture_output=True, text=True)
+        print(f" ({time.monotonic() - start:.1f} s)", flush=True)
         if run.returncode not in (0, 1):
             print(f"bench: {name} failed with exit code {run.returncode}: {run.stderr.strip()}", file=sys.stderr)
             status = 1
@@ -154,18 +170,18 @@ def main():
         results["runs"][name] = json.loads(run.stdout)
         if args.merge:
             results.setdefault("run_dates", {})[name] = now  # later than the file's own date
-    if args.merge:
-        path = args.merge
-    else:
-        gpu = results["runs"]["device_query"]["devices"][0]["name"] if "device_query" in results["runs"] else "gpu"
-        results["gpu"] = gpu
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", gpu).strip("-").lower()
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, f"{slug}-{datetime.date.today().isoformat()}.json")
-    with open(path, "w") as f:
-        json.dump(results, f, indent=1)
+        write(path, results)  # after every run: a bench stopped part way keeps what it measured
+    write(path, results)
     print(f"bench: wrote {path}")
     return status
+
+
+def write(path, results):
+    """The result file, replaced whole (a reader never sees half of one)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":
