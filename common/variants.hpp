@@ -28,6 +28,16 @@ bool find_by_name(const std::vector<V>& all, NameFn name, const std::string& tex
   return false;
 }
 
+// The variants of `all` (in ladder order) for which keep(v) holds: a lab's variants of one kind.
+template <typename V, typename Pred>
+std::vector<V> variants_where(const std::vector<V>& all, Pred keep) {
+  std::vector<V> out;
+  for (V v : all) {
+    if (keep(v)) out.push_back(v);
+  }
+  return out;
+}
+
 // The row of variant `v` in a lab's own table (rows with an `id`); std::invalid_argument for an
 // id the table does not have (`lab` names the lab in the message).
 template <typename Rows, typename V>

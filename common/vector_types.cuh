@@ -1,7 +1,7 @@
 #pragma once
 // The 16-byte CUDA vector type of four elements, for kernels in any lab that load or store four
 // elements at once (device code; include from .cu files): vec4_t<float> is float4, vec4_t<int>
-// is int4. vec16_t<T> is the 16-byte vector of T whatever its size: float4, int4, double2.
+// is int4, vec4_t<unsigned short> (four BF16's bits) is ushort4. vec16_t<T> is the 16-byte vector of T whatever its size: float4, int4, double2.
 // A 16-byte access needs a 16-byte aligned address (cudaMalloc's are).
 #include <cuda_runtime.h>
 
@@ -16,6 +16,10 @@ struct Vec4<float> {
 template <>
 struct Vec4<int> {
   using type = int4;
+};
+template <>
+struct Vec4<unsigned short> {  // four BF16 (or FP16) as their bits: 8 bytes
+  using type = ushort4;
 };
 
 template <typename T>

@@ -15,6 +15,7 @@
 #include "common/device_cache.hpp"
 #include "common/math.hpp"
 #include "common/mma.cuh"
+#include "common/vector_types.cuh"
 #include "inputs.hpp"
 
 namespace attention {
@@ -151,27 +152,17 @@ __global__ void softmax_online(const T* __restrict__ x, T* __restrict__ y, int c
 // BF16; else 4 scalar loads), so the row is read once. Columns past `valid` (the causal mask of
 // the unfused prefill: valid = min(cols, (row % q_len) + diag + 1) when diag >= 0) count as -inf
 // and are written as 0.
-template <typename T>
-struct Quad;
-template <>
-struct Quad<float> {
-  using V = float4;
-};
-template <>
-struct Quad<uint16_t> {
-  using V = uint2;
-};
 __device__ __forceinline__ void unpack(float4 v, float (&f)[4]) {
   f[0] = v.x;
   f[1] = v.y;
   f[2] = v.z;
   f[3] = v.w;
 }
-__device__ __forceinline__ void unpack(uint2 v, float (&f)[4]) {
-  f[0] = __uint_as_float(v.x << 16);
-  f[1] = __uint_as_float(v.x & 0xFFFF0000u);
-  f[2] = __uint_as_float(v.y << 16);
-  f[3] = __uint_as_float(v.y & 0xFFFF0000u);
+__device__ __forceinline__ void unpack(ushort4 v, float (&f)[4]) {
+  f[0] = to_float(v.x);
+  f[1] = to_float(v.y);
+  f[2] = to_float(v.z);
+  f[3] = to_float(v.w);
 }
 
 template <typename Tin, typename Tout, int Threads, int Chunks, bool Vec>
@@ -185,7 +176,7 @@ __global__ void __launch_bounds__(Threads) softmax_registers(const Tin* __restri
   for (int i = 0; i < Chunks; ++i) {
     const int c0 = 4 * (static_cast<int>(threadIdx.x) + i * Threads);
     if (Vec && c0 + 3 < valid) {
-      unpack(*reinterpret_cast<const typename Quad<Tin>::V*>(x + base + c0), v[i]);
+      unpack(*reinterpret_cast<const cudalab::vec4_t<Tin>*>(x + base + c0), v[i]);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e) v[i][e] = c0 + e < valid ? to_float(x[base + c0 + e]) : -INFINITY;
@@ -509,17 +500,15 @@ template <int E>
 __device__ __forceinline__ void load_dims(const uint16_t* p, float (&f)[E]) {
   if constexpr (E == 8) {
     const uint4 w = *reinterpret_cast<const uint4*>(p);
-    float lo[4], hi[4];
-    unpack(make_uint2(w.x, w.y), lo);
-    unpack(make_uint2(w.z, w.w), hi);
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      f[i] = lo[i];
-      f[4 + i] = hi[i];
+      f[2 * i] = __uint_as_float(words[i] << 16);
+      f[2 * i + 1] = __uint_as_float(words[i] & 0xFFFF0000u);
     }
   } else {
     static_assert(E == 4, "64 or 128 dimensions: 4 or 8 per lane");
-    unpack(*reinterpret_cast<const uint2*>(p), f);
+    unpack(*reinterpret_cast<const ushort4*>(p), f);
   }
 }
 constexpr int kDecodeGroups = kDecodeThreads / 16;

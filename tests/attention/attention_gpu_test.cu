@@ -14,6 +14,7 @@
 #include "attention.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "common/variants.hpp"
 #include "gpu_test.hpp"
 #include "problem.hpp"
 #include "reference.hpp"
@@ -25,11 +26,7 @@ using attention::Kind;
 using attention::Variant;
 
 std::vector<Variant> of_kind(Kind k) {
-  std::vector<Variant> out;
-  for (auto v : attention::all_variants()) {
-    if (attention::kind_of(v) == k) out.push_back(v);
-  }
-  return out;
+  return cudalab::variants_where(attention::all_variants(), [k](Variant v) { return attention::kind_of(v) == k; });
 }
 
 // ---- softmax ----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "common/variants.hpp"
 #include "gpu_test.hpp"
 #include "reference.hpp"
 #include "stencil.hpp"
@@ -21,11 +22,7 @@ using stencil::Kind;
 using stencil::Variant;
 
 std::vector<Variant> of_kind(Kind k) {
-  std::vector<Variant> out;
-  for (Variant v : stencil::all_variants()) {
-    if (stencil::kind_of(v) == k) out.push_back(v);
-  }
-  return out;
+  return cudalab::variants_where(stencil::all_variants(), [k](Variant v) { return stencil::kind_of(v) == k; });
 }
 
 std::string label(Variant v, int nx, int ny, int nz, int extra) {
