@@ -42,7 +42,7 @@ const std::vector<Row>& ladder() {
        "the max and the sum in one pass (a running max rescales the sum), then the outputs: two reads",
        Kind::kSoftmax},
       {Variant::kSoftmaxRegisters, "softmax_registers",
-       "the row held in registers, 16-byte loads: one read and one write, the copy's bytes", Kind::kSoftmax},
+       "the row held in registers, 16-byte loads and stores (8 for BF16): one read and one write, the copy's bytes", Kind::kSoftmax},
       {Variant::kPrefillFusedSimt, "prefill_fused_simt",
        "one kernel: a warp per query row walks K and V tiles in shared memory with the online softmax "
        "(FlashAttention-1's idea); the S x S scores never reach DRAM",
@@ -165,6 +165,15 @@ __device__ __forceinline__ void unpack(ushort4 v, float (&f)[4]) {
   f[3] = to_float(v.w);
 }
 
+// Four outputs f[e] * inv at p (16-byte aligned for FP32, 8-byte for BF16).
+__device__ __forceinline__ void store4(float* p, const float (&f)[4], float inv) {
+  *reinterpret_cast<float4*>(p) = make_float4(f[0] * inv, f[1] * inv, f[2] * inv, f[3] * inv);
+}
+__device__ __forceinline__ void store4(uint16_t* p, const float (&f)[4], float inv) {
+  const auto bits = [inv](float x) { return __bfloat16_as_ushort(__float2bfloat16_rn(x * inv)); };
+  *reinterpret_cast<ushort4*>(p) = make_ushort4(bits(f[0]), bits(f[1]), bits(f[2]), bits(f[3]));
+}
+
 template <typename Tin, typename Tout, int Threads, int Chunks, bool Vec>
 __global__ void __launch_bounds__(Threads) softmax_registers(const Tin* __restrict__ x, Tout* __restrict__ y, int cols, int q_len, int diag) {
   __shared__ float red[32];
@@ -196,9 +205,13 @@ __global__ void __launch_bounds__(Threads) softmax_registers(const Tin* __restri
 #pragma unroll
   for (int i = 0; i < Chunks; ++i) {
     const int c0 = 4 * (static_cast<int>(threadIdx.x) + i * Threads);
+    if (Vec && c0 + 3 < cols) {  // one 16-byte (FP32) or 8-byte (BF16) store, as the loads
+      store4(y + base + c0, v[i], inv);
+    } else {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      if (c0 + e < cols) store(y, base + c0 + e, v[i][e] * inv);
+      for (int e = 0; e < 4; ++e) {
+        if (c0 + e < cols) store(y, base + c0 + e, v[i][e] * inv);
+      }
     }
   }
 }
