@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/bench.py --ratios without a GPU: the ratios of a result to the ceilings of its own run,
-beside an earlier result's, on results made here and on the recorded H200 result."""
+beside an earlier result's, on results made here and on the recorded H200 result. And a bench
+stopped part way (killed, as a time limit kills it) keeps the runs it finished, on stand-in labs."""
 import copy
 import importlib.util
 import json
@@ -75,6 +76,35 @@ class Ratios(unittest.TestCase):
             self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
             usage = subprocess.run([sys.executable, SCRIPT, "--against", RECORDED], capture_output=True, text=True)
             self.assertEqual(usage.returncode, 2)
+
+
+class Incremental(unittest.TestCase):
+    def test_a_bench_killed_part_way_keeps_the_runs_it_finished(self):
+        with open(os.path.join(ROOT, "tests", "data", "reports", "device_query.json")) as f:
+            device_query = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            labs = os.path.join(tmp, "labs")
+            os.makedirs(labs)
+            scripts = {"device_query": f"cat <<'JSON'\n{device_query}\nJSON\n",
+                       "hello": "echo '{\"lab\": \"hello\"}'\n",
+                       "vec_add": "kill -9 $PPID\n"}  # the bench itself dies on its third run
+            for name, body in scripts.items():
+                path = os.path.join(labs, name)
+                with open(path, "w") as f:
+                    f.write("#!/bin/sh\n" + body)
+                os.chmod(path, 0o755)
+            out = os.path.join(tmp, "out")
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
+            r = subprocess.run([sys.executable, SCRIPT, "--build-dir", tmp, "--out", out, "--only",
+                                "hello,device_query,vec_add"], capture_output=True, text=True, env=env, timeout=120)
+            self.assertLess(r.returncode, 0, r.stdout + r.stderr)  # killed by its signal
+            files = os.listdir(out)
+            self.assertEqual(len(files), 1, files)
+            self.assertTrue(files[0].startswith("nvidia-h200-"), files)  # named from device_query's GPU
+            with open(os.path.join(out, files[0])) as f:
+                kept = json.load(f)
+            self.assertEqual(sorted(kept["runs"]), ["device_query", "hello"])
+            self.assertEqual(kept["gpu"], "NVIDIA H200")
 
 
 if __name__ == "__main__":
