@@ -71,20 +71,18 @@ int run(int argc, char** argv) {
   }
 
   cudalab::LabRun run("attention", o.common, "bf16", 0);
-  const double tokens = static_cast<double>(o.heads) * o.dim * 2.0;  // bytes of one token's row, all heads
-  if (wants(o, Kind::kSoftmax)) {
-    const double x = static_cast<double>(o.rows) * o.cols * 4.0;
-    cudalab::require_device_memory(3.0 * x, "the softmax rows");      // x, its second set, y
-    cudalab::require_host_memory(2.0 * x, "the softmax output read back");
-  }
   const bool unfused = !o.no_unfused;
+  if (wants(o, Kind::kSoftmax)) {
+    cudalab::require_device_memory(attention::SoftmaxProblem::device_bytes(o.rows, o.cols), "the softmax rows");
+    cudalab::require_host_memory(8.0 * o.rows * o.cols, "the softmax output read back");
+  }
   if (wants(o, Kind::kPrefill)) {
-    const attention::Shape s{o.heads, o.seq, o.seq, o.dim, false};
-    cudalab::require_device_memory(5.0 * tokens * o.seq + (unfused ? attention::Unfused::scratch_bytes(s) : 0.0),
+    cudalab::require_device_memory(attention::AttentionProblem::device_bytes({o.heads, o.seq, o.seq, o.dim, false}, unfused),
                                    fmt::format("a prefill of {} heads x {} tokens", o.heads, o.seq));
   }
   if (wants(o, Kind::kDecode)) {
-    cudalab::require_device_memory(3.0 * tokens * o.kv, fmt::format("a KV cache of {} heads x {} tokens", o.heads, o.kv));
+    cudalab::require_device_memory(attention::AttentionProblem::device_bytes({o.heads, 1, o.kv, o.dim, false}, false),
+                                   fmt::format("a KV cache of {} heads x {} tokens", o.heads, o.kv));
   }
   const double fp32_peak = run.facts().theoretical_fp32_gflops();
   const double tc_peak = run.facts().theoretical_bf16_tensor_gflops();

@@ -41,6 +41,9 @@ class SoftmaxProblem {
   SoftmaxProblem(const SoftmaxProblem&) = delete;  // its rungs hold references to it
   SoftmaxProblem& operator=(const SoftmaxProblem&) = delete;
 
+  // Device memory a problem of rows x cols takes at most: x, y, the two input sets InputSets keeps,
+  // and the second set while it is made (FP32, the larger element).
+  static double device_bytes(int rows, int cols) { return 5.0 * 4.0 * rows * static_cast<double>(cols); }
   double bytes() const { return 2.0 * static_cast<double>(n_ * elem_bytes(e_)); }
   double flops() const { return 0; }
   void poison() { y_.fill_bytes(0xFF); }
@@ -160,6 +163,11 @@ class AttentionProblem {
   AttentionProblem(const AttentionProblem&) = delete;
   AttentionProblem& operator=(const AttentionProblem&) = delete;
 
+  // Device memory a problem takes at most: Q and O; K, V, the two sets of V InputSets keeps and the
+  // second set while it is made; the unfused path's scores and probabilities.
+  static double device_bytes(const Shape& s, bool with_unfused) {
+    return 2.0 * s.heads * s.d * (2.0 * s.q_len + 5.0 * s.kv_len) + (with_unfused ? Unfused::scratch_bytes(s) : 0.0);
+  }
   const Shape& shape() const { return s_; }
   double bytes() const { return attention_bytes(s_); }
   double flops() const { return attention_flops(s_); }
