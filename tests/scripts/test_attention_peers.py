@@ -11,9 +11,8 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "attention_peers.py")
-spec = importlib.util.spec_from_file_location("attention_peers", SCRIPT)
-peers = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(peers)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import attention_peers as peers  # noqa: E402
 
 
 def run(args, pythonpath):
