@@ -125,6 +125,15 @@ __global__ void __launch_bounds__(kRadixThreads) radix_count(const std::uint32_t
                                                              bool is_float, std::uint32_t* counts, std::size_t tiles) {
   constexpr int kDigits = 1 << BITS;
   __shared__ std::uint32_t hist[kDigits];
+  // STUDENT-BEGIN(sort.radix_count): the digit counts of one tile, a histogram in shared memory
+  // TASK: Count how many of this tile's keys (tile = blockIdx.x; the thread's keys are
+  // radix_index(tile, k) for k = 0 .. kRadixItems - 1, those below n) have each digit
+  // (bits_of(key, is_float) >> shift) & (kDigits - 1), and store the count of digit d in
+  // counts[d * tiles + tile] for every d (a digit no key has: 0). Zero a shared histogram (the
+  // threads share the kDigits bins), __syncthreads(), count with atomicAdd on shared memory,
+  // __syncthreads(), then write the bins out.
+  // HINT: about 12 lines; the histogram lab's shared_private kernel is the same idea.
+  // STUB: (void)keys; (void)n; (void)shift; (void)is_float; (void)counts; (void)tiles; (void)hist;
   for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) hist[d] = 0;
   __syncthreads();
   const std::size_t tile = blockIdx.x;
@@ -137,6 +146,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_count(const std::uint32_t
   for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
     counts[static_cast<std::size_t>(d) * tiles + tile] = hist[d];
   }
+  // STUDENT-END(sort.radix_count)
 }
 
 // Pass 3 of 3: every key of the tile to offsets[digit * tiles + tile] plus its rank among the
@@ -173,8 +183,10 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const std::uint32
       std::uint32_t rank = running[digit] + lower;
       for (int w = 0; w < warp; ++w) rank += warp_counts[w][digit];
       const std::size_t to = static_cast<std::size_t>(base[digit]) + rank;
-      keys_out[to] = key;
-      if (PAIRS) values_out[to] = values_in[i];
+      if (to < n) {  // always, when the counts are right; wrong ones must not write past the output
+        keys_out[to] = key;
+        if (PAIRS) values_out[to] = values_in[i];
+      }
     }
     __syncthreads();  // every rank is taken before the running counts move on
     for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
@@ -218,10 +230,19 @@ __global__ void __launch_bounds__(kBitonicTile / 2) bitonic_tile(std::uint32_t* 
   for (std::size_t k = k_first; k <= k_last; k <<= 1) {
     const std::size_t half = static_cast<std::size_t>(tile / 2);
     for (std::size_t j = k / 2 < half ? k / 2 : half; j > 0; j >>= 1) {
+      // STUDENT-BEGIN(sort.bitonic_pairs): one compare-exchange step of the bitonic network in shared memory
+      // TASK: Step (k, j) pairs each key i with key i + j, for the i whose bit j is 0 (i & j == 0):
+      // tile / 2 pairs, one per thread (blockDim.x == tile / 2). Thread t takes the t-th such pair:
+      // i is t with a 0 bit inserted at bit j (the bits of t below j stay, the rest move up one).
+      // Compare-exchange s[i] and s[i + j] with compare_exchange(), ascending when the pair's
+      // global index origin + i has bit k clear, descending when it is set.
+      // HINT: about 4 lines; the README draws the network for 8 keys.
+      // STUB: (void)s; (void)is_float;
       const int t = static_cast<int>(threadIdx.x);
       const int i = 2 * t - (t & static_cast<int>(j - 1));  // the lower index of this thread's pair
       const int l = i + static_cast<int>(j);
       compare_exchange(s[i], s[l], ((origin + static_cast<std::size_t>(i)) & k) == 0, is_float);
+      // STUDENT-END(sort.bitonic_pairs)
       __syncthreads();
     }
   }
@@ -234,6 +255,123 @@ __global__ void bitonic_step(std::uint32_t* a, std::size_t padded, std::size_t k
   if (t >= padded / 2) return;
   const std::size_t i = 2 * t - (t & (j - 1)), l = i + j;
   compare_exchange(a[i], a[l], (i & k) == 0, is_float);
+}
+
+// ---- merge sort: tiles sorted in shared memory, then one merge pass per doubling of the runs ----
+// A merge of runs A (m keys) and B (nb keys) writes output k from the co-rank of k: i keys from A
+// and k - i from B (PMPP chapter 12's merge path), found by a binary search; from there a thread
+// merges its kMergeItems outputs one by one. Equal keys come from A first: the sort is stable.
+
+constexpr int kMergeThreads = 128, kMergeItems = 8, kMergeTile = kMergeThreads * kMergeItems;
+
+// Outputs k .. k + items - 1 of the stable merge of a[0..m) and b[0..nb) (keys by their sort
+// bits, with their values when PAIRS) into out_keys[0..items), out_values[0..items).
+template <bool PAIRS>
+__device__ void merge_outputs(const std::uint32_t* ak, const std::uint32_t* av, std::size_t m, const std::uint32_t* bk,
+                              const std::uint32_t* bv, std::size_t nb, std::size_t k, int items, std::uint32_t* out_keys,
+                              std::uint32_t* out_values, bool is_float) {
+  std::size_t i = k < m ? k : m, j = k - i;
+  std::size_t i_low = k > nb ? k - nb : 0, j_low = k > m ? k - m : 0;
+  for (;;) {  // the co-rank of k
+    if (i > 0 && j < nb && bits_of(ak[i - 1], is_float) > bits_of(bk[j], is_float)) {
+      const std::size_t d = (i - i_low + 1) / 2;  // too many from A
+      j_low = j;
+      i -= d;
+      j += d;
+    } else if (j > 0 && i < m && bits_of(bk[j - 1], is_float) >= bits_of(ak[i], is_float)) {
+      const std::size_t d = (j - j_low + 1) / 2;  // too many from B (an equal key of A goes first)
+      i_low = i;
+      i += d;
+      j -= d;
+    } else {
+      break;
+    }
+  }
+  for (int e = 0; e < items; ++e) {
+    const bool from_a = j >= nb || (i < m && bits_of(ak[i], is_float) <= bits_of(bk[j], is_float));
+    if (from_a) {
+      out_keys[e] = ak[i];
+      if (PAIRS) out_values[e] = av[i];
+      ++i;
+    } else {
+      out_keys[e] = bk[j];
+      if (PAIRS) out_values[e] = bv[j];
+      ++j;
+    }
+  }
+}
+
+// The outputs o .. o + items - 1 of one merge pass over n keys in runs of `width`: the pair of
+// runs they belong to (o is a multiple of kMergeItems and 2 width of it, so all of them belong
+// to one pair), merged with merge_outputs.
+template <bool PAIRS>
+__device__ void merge_pass_items(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
+                                 std::uint32_t* values_out, std::size_t n, std::size_t width, std::size_t o,
+                                 bool is_float) {
+  const std::size_t pair = o / (2 * width) * (2 * width);
+  const std::size_t m = n - pair < width ? n - pair : width;
+  const std::size_t b0 = pair + m;
+  const std::size_t nb = b0 >= n ? 0 : (n - b0 < width ? n - b0 : width);
+  const std::size_t left = m + nb - (o - pair);
+  const int items = left < static_cast<std::size_t>(kMergeItems) ? static_cast<int>(left) : kMergeItems;
+  merge_outputs<PAIRS>(keys_in + pair, PAIRS ? values_in + pair : nullptr, m, keys_in + b0, PAIRS ? values_in + b0 : nullptr,
+                       nb, o - pair, items, keys_out + o, PAIRS ? values_out + o : nullptr, is_float);
+}
+
+// Each block sorts its tile of kMergeTile keys in shared memory: every thread sorts its
+// kMergeItems consecutive keys (an insertion sort: stable), then merges of runs of 8, 16, ...
+// 512 keys, every thread kMergeItems outputs of each, ping-ponging between two buffers.
+template <bool PAIRS>
+__global__ void __launch_bounds__(kMergeThreads) merge_block_sort(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+                                                                  std::uint32_t* keys_out, std::uint32_t* values_out,
+                                                                  std::size_t n, bool is_float) {
+  __shared__ std::uint32_t sk[2][kMergeTile];
+  __shared__ std::uint32_t sv[2][PAIRS ? kMergeTile : 1];
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kMergeTile;
+  const std::size_t count = n - base < static_cast<std::size_t>(kMergeTile) ? n - base : kMergeTile;
+  const int t = static_cast<int>(threadIdx.x);
+  for (int e = t; e < static_cast<int>(count); e += kMergeThreads) {
+    sk[0][e] = keys_in[base + e];
+    if (PAIRS) sv[0][e] = values_in[base + e];
+  }
+  __syncthreads();
+  const int first = t * kMergeItems;
+  const int mine = static_cast<int>(count) - first < kMergeItems ? static_cast<int>(count) - first : kMergeItems;
+  for (int e = 1; e < mine; ++e) {  // insertion sort of the thread's keys: equal keys keep their order
+    const std::uint32_t key = sk[0][first + e];
+    const std::uint32_t value = PAIRS ? sv[0][first + e] : 0u;
+    int at = e;
+    while (at > 0 && bits_of(sk[0][first + at - 1], is_float) > bits_of(key, is_float)) {
+      sk[0][first + at] = sk[0][first + at - 1];
+      if (PAIRS) sv[0][first + at] = sv[0][first + at - 1];
+      --at;
+    }
+    sk[0][first + at] = key;
+    if (PAIRS) sv[0][first + at] = value;
+  }
+  int cur = 0;
+  for (std::size_t width = kMergeItems; width < count; width *= 2) {
+    __syncthreads();
+    if (mine > 0) {
+      merge_pass_items<PAIRS>(sk[cur], sv[cur], sk[cur ^ 1], sv[cur ^ 1], count, width, static_cast<std::size_t>(first),
+                              is_float);
+    }
+    cur ^= 1;
+  }
+  __syncthreads();
+  for (int e = t; e < static_cast<int>(count); e += kMergeThreads) {
+    keys_out[base + e] = sk[cur][e];
+    if (PAIRS) values_out[base + e] = sv[cur][e];
+  }
+}
+
+// One merge pass over the whole array: runs of `width` keys (sorted) merged in pairs, every
+// thread kMergeItems outputs.
+template <bool PAIRS>
+__global__ void merge_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
+                           std::uint32_t* values_out, std::size_t n, std::size_t width, bool is_float) {
+  const std::size_t o = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kMergeItems;
+  if (o < n) merge_pass_items<PAIRS>(keys_in, values_in, keys_out, values_out, n, width, o, is_float);
 }
 
 // ---- the ladder ----
@@ -249,6 +387,10 @@ const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kBitonic, "bitonic",
        "a bitonic network: compare-exchange steps, those within 2048 keys in shared memory (keys only: not stable)", false},
+      {Variant::kMerge, "merge",
+       "merge sort: 1024-key tiles sorted in shared memory, then a merge pass per doubling, each thread's 8 outputs "
+       "placed by a co-rank search (stable)",
+       true},
       {Variant::kRadix4, "radix4", "LSD radix, 4-bit digits: 8 passes of count, scan, stable scatter", true},
       {Variant::kRadix8, "radix8", "LSD radix, 8-bit digits: 4 passes, 256 counters per tile", true},
   };
@@ -293,6 +435,26 @@ int radix_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values
   return launches;
 }
 
+template <bool PAIRS>
+int merge_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n, std::uint32_t* const kb[2],
+               std::uint32_t* const vb[2], Sorted& out, cudaStream_t stream) {
+  const bool is_float = t == KeyType::kFloat;
+  const std::size_t tiles = cudalab::ceil_div(n, static_cast<std::size_t>(kMergeTile));
+  merge_block_sort<PAIRS><<<static_cast<unsigned>(tiles), kMergeThreads, 0, stream>>>(keys, values, kb[0], vb[0], n,
+                                                                                     is_float);
+  CUDA_CHECK_LAUNCH("merge_block_sort");
+  int launches = 1, cur = 0;
+  const std::size_t threads = cudalab::ceil_div(n, static_cast<std::size_t>(kMergeItems));
+  const auto blocks = static_cast<unsigned>(cudalab::ceil_div(threads, std::size_t{256}));
+  for (std::size_t width = kMergeTile; width < n; width *= 2, cur ^= 1, ++launches) {
+    merge_pass<PAIRS><<<blocks, 256, 0, stream>>>(kb[cur], vb[cur], kb[cur ^ 1], vb[cur ^ 1], n, width, is_float);
+    CUDA_CHECK_LAUNCH("merge_pass");
+  }
+  out.keys = kb[cur];
+  out.values = PAIRS ? vb[cur] : nullptr;
+  return launches;
+}
+
 }  // namespace
 
 CUDALAB_VARIANTS_FROM(Variant, ladder())
@@ -334,6 +496,11 @@ Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t
   }
   std::uint32_t* const kb[2] = {ws.keys_[0].data(), ws.keys_[1].data()};
   std::uint32_t* const vb[2] = {values ? ws.values_[0].data() : nullptr, values ? ws.values_[1].data() : nullptr};
+  if (v == Variant::kMerge) {
+    out.launches = values ? merge_sort<true>(t, keys, values, n, kb, vb, out, stream)
+                          : merge_sort<false>(t, keys, nullptr, n, kb, vb, out, stream);
+    return out;
+  }
   if (v == Variant::kRadix4) {
     out.launches = radix_sort<4>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.scan_sums_.data(), out, stream);
     return out;

@@ -1,9 +1,10 @@
 #pragma once
 // sort: sorting n keys (uint32 or float) or key-value pairs (uint32 keys, uint32 values) on the GPU:
-// a bitonic sorting network (the comparison-based baseline), LSD radix sort with 4-bit and 8-bit
-// digits (each pass a histogram of the tiles' digits, a scan of those counts, and a stable
-// scatter: the histogram and scan labs' patterns, one after the other), timed against
-// cub::DeviceRadixSort in the same run.
+// a bitonic sorting network (the comparison-based baseline), a merge sort (tiles sorted in shared
+// memory, then merge passes placed by merge path), LSD radix sort with 4-bit and 8-bit digits
+// (each pass a histogram of the tiles' digits, a scan of those counts, and a stable scatter: the
+// histogram and scan labs' patterns, one after the other), timed against cub::DeviceRadixSort in
+// the same run.
 //
 // Floats sort by their bits made monotone (the sign flip: negative floats' bits inverted, positive
 // ones' sign bit set), with -0.0 taken as +0.0, as CUB does: -NaN < -inf < ... < -0.0 = +0.0 < ...
@@ -20,7 +21,7 @@
 
 namespace sort {
 
-enum class Variant { kBitonic, kRadix4, kRadix8 };
+enum class Variant { kBitonic, kMerge, kRadix4, kRadix8 };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 enum class KeyType { kU32, kFloat };

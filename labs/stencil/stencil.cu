@@ -63,11 +63,20 @@ __global__ void __launch_bounds__(kBx* kBy) conv_shared(const float* __restrict_
   const int sw = kBx + 2 * r, sh = kTh + 2 * r;
   const int x0 = static_cast<int>(blockIdx.x) * kBx, y0 = static_cast<int>(blockIdx.y) * kTh;
   const int tid = static_cast<int>(threadIdx.y) * kBx + static_cast<int>(threadIdx.x);
+  // STUDENT-BEGIN(stencil.conv_tile): the shared tile and its halo, loaded by the whole block
+  // TASK: Fill tile[0 .. sw * sh) (row-major, sw = kBx + 2r floats a row) with the input cells
+  // the block's outputs need: tile cell (sy, sx) holds the input at row y0 + sy - r, column
+  // x0 + sx - r, each clamped into the image (clampi(v, n - 1): a read past an edge takes the
+  // edge cell). The block's kBx * kBy threads share the loads: thread tid takes cells tid,
+  // tid + kBx * kBy, ... Then a __syncthreads(): every thread reads cells others loaded.
+  // HINT: about 6 lines; the README's halo picture.
+  // STUB: (void)in; (void)nx; (void)ny; (void)sh; (void)x0; (void)y0; (void)tid;
   for (int i = tid; i < sw * sh; i += kBx * kBy) {
     const int sy = i / sw, sx = i - sy * sw;
     tile[i] = in[static_cast<std::size_t>(clampi(y0 + sy - r, ny - 1)) * nx + clampi(x0 + sx - r, nx - 1)];
   }
   __syncthreads();
+  // STUDENT-END(stencil.conv_tile)
   const int w = 2 * r + 1;
   const int tx = static_cast<int>(threadIdx.x), x = x0 + tx;
 #pragma unroll
@@ -202,6 +211,17 @@ __global__ void __launch_bounds__(kBx* kBy) heat3d_plane(const float* __restrict
   const std::size_t plane = static_cast<std::size_t>(nx) * ny;
   const std::size_t c = static_cast<std::size_t>(y) * nx + x;
   const int x0 = static_cast<int>(blockIdx.x) * kBx, y0 = static_cast<int>(blockIdx.y) * kBy;
+  // STUDENT-BEGIN(stencil.plane_march): 2.5D blocking, a plane in shared memory and a column in registers
+  // TASK: March z = 0 .. nz - 1 and write out[z * plane + c] for every cell of the block that is
+  // in the image (`mine`): heat7 of the cell, its four neighbours in the plane and the cells
+  // below (z - 1) and above (z + 1), each index clamped into the grid as the other variants do.
+  // Keep below, centre and above in registers (each read from `in` once), read the neighbours
+  // in the plane from `tile`: each thread stores its centre at tile[ty + 1][tx + 1], the threads
+  // on the block's edges also load the 1-cell halo beside them (clamped), then a __syncthreads()
+  // before the reads and another after them (the next plane overwrites the tile). Then shift:
+  // below takes centre, centre takes above, above reads the plane z + 2 (while z + 2 < nz).
+  // HINT: about 22 lines; the README's 2.5D picture.
+  // STUB: (void)in; (void)out; (void)nz; (void)a; (void)tile; (void)mine; (void)plane; (void)c; (void)x0; (void)y0;
   float below = in[c];  // z = -1 is clamped to 0
   float centre = in[c];
   float above = in[static_cast<std::size_t>(clampi(1, nz - 1)) * plane + c];
@@ -222,6 +242,7 @@ __global__ void __launch_bounds__(kBx* kBy) heat3d_plane(const float* __restrict
     centre = above;
     if (z + 2 < nz) above = in[static_cast<std::size_t>(z + 2) * plane + c];  // else clamped: stays
   }
+  // STUDENT-END(stencil.plane_march)
 }
 
 // ---- the ladder, described once ----

@@ -74,6 +74,8 @@ class RegionBodies(unittest.TestCase):
             "scan.kogge_stone": ["  incl = cooperative_groups::inclusive_scan(tile, x);"],
             "scan.brent_kung": ["  thrust::exclusive_scan(thrust::device, s, s + 2 * B, s);"],
             "histogram.shared_private": ["  cub::BlockHistogram<int, 256, 4, 256> h(tmp);"],
+            "sort.radix_count": ["  cub::BlockRadixRank<256, 4, false> r;"],
+            "sort.bitonic_pairs": ["  thrust::sort(thrust::device, s, s + 2048);"],
             "matmul.smem_tile": ["  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 8, float> acc;"],
             "hello.vec_add_raw": ["  cublasSaxpy(h, n, &one, x, 1, y, 1);"],
             "occupancy.calculator": ["  r.resident_blocks = std::accumulate(v.begin(), v.end(), 0);"],

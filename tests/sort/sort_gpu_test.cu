@@ -1,7 +1,8 @@
 // Every sort variant and CUB against the CPU's stable sort: uint32 and float keys, and pairs, at
-// sizes around the tiles (the radix sort's 4096 keys, the bitonic network's 2048 and powers of
-// two), for every distribution (uniform, sorted, reversed, all equal, 16 distinct), on keys
-// drawn from the run's seed, into poisoned outputs; a non-stable variant refused for pairs.
+// sizes around the tiles (the radix sort's 4096 keys, the bitonic network's 2048, the merge
+// sort's 1024 and powers of two), for every distribution (uniform, sorted, reversed, all equal,
+// 16 distinct), on keys drawn from the run's seed, into poisoned outputs; a non-stable variant
+// refused for pairs.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -80,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, SortSizes,
     ::testing::Combine(::testing::ValuesIn(sort::all_variants()),
                        ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{255},
-                                         std::size_t{2047}, std::size_t{2048}, std::size_t{2049}, std::size_t{4095},
+                                         std::size_t{1023}, std::size_t{1025}, std::size_t{2047}, std::size_t{2048}, std::size_t{2049}, std::size_t{4095},
                                          std::size_t{4097}, std::size_t{100003}, (std::size_t{1} << 20) + 7)),
     param_name);
 

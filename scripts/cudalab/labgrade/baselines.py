@@ -178,6 +178,38 @@ BODIES = {
         "copy": "  (void)lane;\n  if (tile > 0) prefix = value_of<T>(StateRef(state[tile - 1]).load(cuda::memory_order_acquire));",
         "constant": "  (void)state; (void)tile; (void)lane;\n  prefix = T(1);",
     },
+    "sort.radix_count": {
+        "zeros": "  (void)keys; (void)n; (void)shift; (void)is_float; (void)hist;\n"
+                 "  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads)"
+                 " counts[static_cast<std::size_t>(d) * tiles + blockIdx.x] = 0u;",
+        "copy": "  (void)shift; (void)is_float; (void)hist;\n"
+                "  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {\n"
+                "    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kRadixTile + d;\n"
+                "    counts[static_cast<std::size_t>(d) * tiles + blockIdx.x] = i < n ? keys[i] : 0u;\n  }",
+        "constant": "  (void)keys; (void)n; (void)shift; (void)is_float; (void)hist;\n"
+                    "  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads)"
+                    " counts[static_cast<std::size_t>(d) * tiles + blockIdx.x] = 1u;",
+    },
+    "sort.bitonic_pairs": {
+        "zeros": "  (void)is_float;\n  s[threadIdx.x] = 0u;\n  s[threadIdx.x + blockDim.x] = 0u;",
+        "copy": "  (void)s; (void)is_float;",  # the tile stays as loaded: the input itself
+        "constant": "  (void)is_float;\n  s[threadIdx.x] = 1u;\n  s[threadIdx.x + blockDim.x] = 1u;",
+    },
+    "stencil.conv_tile": {
+        kind: "  (void)in; (void)nx; (void)ny; (void)x0; (void)y0;\n"
+              f"  for (int i = tid; i < sw * sh; i += kBx * kBy) tile[i] = {v};\n  __syncthreads();"
+        for kind, v in (("zeros", "0.0f"), ("constant", "1.0f"))
+    } | {
+        # the tile's cells from the image's first cells, in order: no rows, columns or halo
+        "copy": "  (void)x0; (void)y0;\n  for (int i = tid; i < sw * sh; i += kBx * kBy)"
+                " tile[i] = in[static_cast<std::size_t>(i) % (static_cast<std::size_t>(nx) * ny)];\n  __syncthreads();",
+    },
+    "stencil.plane_march": {
+        kind: "  (void)a; (void)tile; (void)x0; (void)y0;" + ("" if kind == "copy" else " (void)in;") + "\n"
+              "  for (int z = 0; z < nz; ++z) {\n    const std::size_t p = static_cast<std::size_t>(z) * plane;\n"
+              f"    if (mine) out[p + c] = {v};\n  }}"
+        for kind, v in (("zeros", "0.0f"), ("copy", "in[p + c]"), ("constant", "1.0f"))
+    },
     "transfers.issue_chunk": {
         "zeros": chunk("cudaMemsetAsync(p.d_c + offset, 0, bytes, stream)"),
         "copy": chunk("cudaMemcpyAsync(p.d_c + offset, p.a + offset, bytes, cudaMemcpyHostToDevice, stream)"),
