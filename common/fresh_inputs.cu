@@ -1,5 +1,6 @@
-// InputSets::add_scaled's device half: repetition rep's inputs are the base inputs times
-// fresh_multiplier(rep) (common/ladder.hpp), written outside the timing.
+// InputSets::add_scaled's and add_rotated's device half: repetition rep's inputs are the base
+// inputs times fresh_multiplier(rep), or the base keys plus fresh_rotation(rep, range) modulo
+// range (common/ladder.hpp), written outside the timing.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +29,15 @@ __global__ void scale_kernel(const T* __restrict__ base, T* __restrict__ out, st
   }
 }
 
+template <typename K>
+__global__ void rotate_kernel(const K* __restrict__ base, K* __restrict__ out, std::size_t n, std::uint64_t shift,
+                              std::uint64_t range) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    out[i] = static_cast<K>((static_cast<std::uint64_t>(base[i]) + shift) % range);
+  }
+}
+
 unsigned grid_for(std::size_t n) {
   return static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 65535));
 }
@@ -46,6 +56,12 @@ std::int32_t fresh_int_multiplier(int rep) {
   return rep % 2 ? -odd : odd;
 }
 
+std::uint64_t fresh_rotation(int rep, std::uint64_t range) {
+  if (rep < 0 || range < 2) return 0;
+  const std::uint64_t h = (range / 2) % 2 ? range / 2 : range / 2 + 1;
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rep) + 1) * h % range);
+}
+
 std::int32_t InputSets::scale(std::int32_t base_answer) const {
   if (!scaled_) return base_answer;
   const std::uint32_t wrapped =
@@ -55,12 +71,16 @@ std::int32_t InputSets::scale(std::int32_t base_answer) const {
   return out;
 }
 
-void InputSets::add_scaled(void* device, std::size_t count, Element e) {
+void InputSets::add_scaled(void* device, std::size_t count, Element e, std::uint64_t range) {
   if (!inputs_.empty() && !scaled_) throw std::invalid_argument("InputSets: two sets and scaled inputs do not mix");
+  if ((e == Element::kU8 || e == Element::kU32) &&
+      (range == 0 || range > (e == Element::kU8 ? std::uint64_t{1} << 8 : std::uint64_t{1} << 32))) {
+    throw std::invalid_argument("InputSets::add_rotated: the range must be 1 .. 2^(bits of a key)");
+  }
   scaled_ = true;
   current_ = -1;
-  const std::size_t bytes = count * (e == Element::kF64 ? 8 : 4);
-  Input in{device, bytes, {DeviceBuffer<unsigned char>(bytes), DeviceBuffer<unsigned char>(0)}, count, e};
+  const std::size_t bytes = count * (e == Element::kF64 ? 8 : e == Element::kU8 ? 1 : 4);
+  Input in{device, bytes, {DeviceBuffer<unsigned char>(bytes), DeviceBuffer<unsigned char>(0)}, count, e, range};
   CUDA_CHECK(cudaMemcpy(in.sets[0].data(), device, bytes, cudaMemcpyDeviceToDevice));
   inputs_.push_back(std::move(in));
 }
@@ -83,6 +103,14 @@ void InputSets::use_rep(int rep) {
       case Element::kI32:
         scale_kernel<<<grid, 256>>>(reinterpret_cast<const int*>(in.sets[0].data()), static_cast<int*>(in.device), in.count,
                                     fresh_int_multiplier(rep));
+        break;
+      case Element::kU8:
+        rotate_kernel<<<grid, 256>>>(in.sets[0].data(), static_cast<unsigned char*>(in.device), in.count,
+                                     fresh_rotation(rep, in.range), in.range);
+        break;
+      case Element::kU32:
+        rotate_kernel<<<grid, 256>>>(reinterpret_cast<const unsigned*>(in.sets[0].data()), static_cast<unsigned*>(in.device),
+                                     in.count, fresh_rotation(rep, in.range), in.range);
         break;
     }
     CUDA_CHECK_LAUNCH("InputSets scale");

@@ -72,6 +72,11 @@ struct Rung {
 // negated on odd repetitions, distinct for every rep, scaling sums exactly modulo 2^32.
 double fresh_multiplier(int rep);
 std::int32_t fresh_int_multiplier(int rep);
+// Keys: the rotation of repetition rep in [0, range): (rep + 1) h modulo range, h the odd number
+// nearest above range / 2 (1 for a range of 2 or 3), so consecutive repetitions' keys differ by
+// about half the range (every key moves) and none repeats before `range` repetitions when h and
+// range share no factor. 0 for rep < 0 (the base).
+std::uint64_t fresh_rotation(int rep, std::uint64_t range);
 
 // The inputs of a problem, changed in the same device buffers before each timed repetition
 // (Rung::refresh): a kernel that caches its result, or replays an earlier call's, is wrong on
@@ -83,7 +88,11 @@ std::int32_t fresh_int_multiplier(int rep);
 //                 are the base (what the buffer held when added) times fresh_multiplier(rep),
 //                 written by a device kernel outside the timing, and its answer is the base
 //                 answer times the same multiplier (scale()). One more copy of each input.
-// A problem uses one way for all its inputs.
+//   add_rotated(): fresh keys for every repetition of a problem whose answer follows the keys'
+//                 values (a histogram): repetition rep's keys, each in [0, range), are the
+//                 base's plus fresh_rotation(rep, range), modulo range (rotation()), written by
+//                 a device kernel outside the timing. One more copy of the keys.
+// A problem uses one way for all its inputs (add_scaled and add_rotated mix).
 class InputSets {
  public:
   // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host
@@ -97,14 +106,23 @@ class InputSets {
   void add_scaled(DeviceBuffer<float>& device) { add_scaled(device.data(), device.size(), Element::kF32); }
   void add_scaled(DeviceBuffer<double>& device) { add_scaled(device.data(), device.size(), Element::kF64); }
   void add_scaled(DeviceBuffer<int>& device) { add_scaled(device.data(), device.size(), Element::kI32); }
+  // uint8 or uint32 keys, each in [0, range) (range <= 2^8 or 2^32).
+  void add_rotated(DeviceBuffer<unsigned char>& device, std::uint64_t range) {
+    add_scaled(device.data(), device.size(), Element::kU8, range);
+  }
+  void add_rotated(DeviceBuffer<unsigned>& device, std::uint64_t range) {
+    add_scaled(device.data(), device.size(), Element::kU32, range);
+  }
   void use(int set);  // two sets: 0 or 1, copied into every input (device to device); scaled: 0 is the base
-  void use_rep(int rep);  // scaled: the inputs of repetition rep (-1: the base)
+  void use_rep(int rep);  // scaled or rotated: the inputs of repetition rep (-1: the base)
   bool scaled() const { return scaled_; }
   int current() const { return current_; }  // two sets: 0 or 1; scaled: the repetition (-1: the base)
   // The answer to the inputs in the buffers now, from the base's (scaled: times the multiplier;
   // int wrapping modulo 2^32 as the GPU's adds do).
   double scale(double base_answer) const { return scaled_ ? base_answer * fresh_multiplier(current_) : base_answer; }
   std::int32_t scale(std::int32_t base_answer) const;
+  // Rotated keys: the keys in the buffers now are the base's plus this, modulo `range`.
+  std::uint64_t rotation(std::uint64_t range) const { return scaled_ ? fresh_rotation(current_, range) : 0; }
   // The refresh of a rung: set rep % 2, or the inputs of repetition rep, before repetition rep.
   std::function<void(int)> refresh() {
     if (scaled_) return [this](int rep) { use_rep(rep); };
@@ -112,14 +130,15 @@ class InputSets {
   }
 
  private:
-  enum class Element { kF32, kF64, kI32 };
-  void add_scaled(void* device, std::size_t count, Element e);
+  enum class Element { kF32, kF64, kI32, kU8, kU32 };  // kU8, kU32: rotated keys
+  void add_scaled(void* device, std::size_t count, Element e, std::uint64_t range = 0);
   struct Input {
     void* device;
     std::size_t bytes;
     DeviceBuffer<unsigned char> sets[2];
     std::size_t count = 0;      // scaled: elements
     Element element = Element::kF32;
+    std::uint64_t range = 0;    // rotated keys: their range
   };
   std::vector<Input> inputs_;
   int current_ = 0;

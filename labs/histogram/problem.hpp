@@ -1,8 +1,9 @@
 #pragma once
 // The histogram lab's problem, stated once for every variant and for CUB (common/driver.hpp):
 // the keys and the CPU's histogram of them, the device bins, the bytes a count must move, the
-// poison, the check of every bin, and the keys rotated by one bin as the second input set (a
-// histogram that differs from the first's unless every bin holds the same count).
+// poison, the check of every bin, and fresh keys for every timed launch: the keys plus a
+// rotation modulo their range, a new one each launch (InputSets::add_rotated), whose histogram
+// the CPU derives from its count of every key value, so each launch's bins are checked.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,12 +22,10 @@ class Problem {
  public:
   Problem(std::size_t n, unsigned bins, Dist dist, std::uint64_t seed, cudalab::Replays replays)
       : bins_(bins), keys_(make_keys<K>(n, bins, dist, seed)), in_(keys_), hist_(bins), cub_(in_.data(), n, bins, hist_.data()) {
-    want_[0] = cpu_histogram(keys_.data(), n, bins);
+    values_ = value_counts(keys_, bins);
     if (replays == cudalab::Replays::kCaught) {
-      const std::vector<K> second = rotated(keys_, bins);
-      want_[1] = cpu_histogram(second.data(), n, bins);
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(in_, second);
+      sets_->add_rotated(in_, key_range<K>(bins));
     }
   }
   Problem(const Problem&) = delete;  // its rungs hold references to it
@@ -39,7 +38,7 @@ class Problem {
   static constexpr bool kCheckEveryLaunch = true;
   bool check(const std::string& variant) const {
     const std::vector<unsigned> got = hist_.download();
-    const std::vector<unsigned>& want = cudalab::current_answer(sets_.get(), want_[0], want_[1]);
+    const std::vector<unsigned> want = current_answer();
     return first_wrong_bin(want, got.data(), variant.c_str()) == want.size();
   }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
@@ -67,9 +66,14 @@ class Problem {
   }
 
  private:
+  // The bins of the keys in the buffer now: the base keys' values, rotated.
+  std::vector<unsigned> current_answer() const {
+    return rotated_histogram<K>(values_, bins_, sets_ ? sets_->rotation(values_.size()) : 0);
+  }
+
   unsigned bins_;
   std::vector<K> keys_;
-  std::vector<unsigned> want_[2];
+  std::vector<unsigned> values_;  // how many keys have each value in [0, key_range)
   cudalab::DeviceBuffer<K> in_;
   cudalab::DeviceBuffer<unsigned> hist_;
   CubHistogram<K> cub_;

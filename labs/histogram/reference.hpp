@@ -56,14 +56,36 @@ std::vector<K> make_keys(std::size_t n, unsigned bins, Dist dist, std::uint64_t 
   return keys;
 }
 
-// The second input set of a timed run: every key moved by half the range (mod range), so every
-// key changes bin (for bins >= 2) and a kernel that replays an earlier result is wrong.
+// The keys plus `shift`, modulo their range (a timed launch's fresh keys: InputSets::add_rotated
+// makes the same on the device).
 template <typename K>
-std::vector<K> rotated(const std::vector<K>& keys, unsigned bins) {
+std::vector<K> rotated(const std::vector<K>& keys, unsigned bins, std::uint64_t shift) {
   const std::uint64_t range = key_range<K>(bins);
   std::vector<K> out(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = static_cast<K>((keys[i] + range / 2) % range);
+  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = static_cast<K>((keys[i] + shift) % range);
   return out;
+}
+
+// How many of the keys have each value in [0, key_range): what the histogram of any rotation
+// of them follows from (rotated_histogram).
+template <typename K>
+std::vector<unsigned> value_counts(const std::vector<K>& keys, unsigned bins) {
+  std::vector<unsigned> values(key_range<K>(bins), 0u);
+  for (const K k : keys) ++values[static_cast<std::size_t>(k)];
+  return values;
+}
+
+// The histogram of rotated(keys, bins, shift), from value_counts(keys, bins): key value v moves
+// to (v + shift) mod range, with all its keys. Work: the range, not the keys.
+template <typename K>
+std::vector<unsigned> rotated_histogram(const std::vector<unsigned>& values, unsigned bins, std::uint64_t shift) {
+  const std::uint64_t range = values.size();
+  std::vector<unsigned> h(bins, 0u);
+  for (std::uint64_t v = 0; v < range; ++v) {
+    const int b = bin_of(static_cast<K>((v + shift) % range), bins);
+    if (b >= 0) h[static_cast<std::size_t>(b)] += values[v];
+  }
+  return h;
 }
 
 template <typename K>

@@ -1,10 +1,12 @@
 #pragma once
 // The scan lab's problem, stated once for every variant and for CUB (common/driver.hpp): x and
 // the device buffers, the bytes a scan must move, the poison, the check of every element, and
-// -x as the second input set (its prefix sums are exactly minus x's, in any order of additions).
+// fresh inputs for every timed launch (x times ±2^k, or an odd int: InputSets::add_scaled), whose
+// prefix sums are exactly x's times the same number, in any order of additions.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/device_buffer.hpp"
@@ -21,10 +23,8 @@ class Problem {
   Problem(std::size_t n, Kind kind, std::uint64_t seed, cudalab::Replays replays)
       : kind_(kind), x_(make_input<T>(n, seed)), in_(x_), out_(n), ws_(n), cub_(in_.data(), out_.data(), n, kind) {
     if (replays == cudalab::Replays::kCaught) {
-      std::vector<T> negated(n);
-      for (std::size_t i = 0; i < n; ++i) negated[i] = static_cast<T>(-x_[i]);
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(in_, negated);
+      sets_->add_scaled(in_);
     }
   }
   Problem(const Problem&) = delete;  // its rungs hold references to it
@@ -36,10 +36,15 @@ class Problem {
   void poison() { out_.fill_bytes(0x7F); }
   bool check(const std::string& variant) const {
     const std::vector<T> got = out_.download();
-    const int sign = sets_ && sets_->current() == 1 ? -1 : 1;
-    return first_mismatch(x_, got.data(), kind_, sign, variant.c_str()) == x_.size();
+    return first_mismatch(x_, got.data(), kind_, multiplier(), variant.c_str()) == x_.size();
   }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
+  // The number the inputs in the buffers now are x times.
+  double multiplier() const {
+    if (!sets_) return 1.0;
+    if constexpr (std::is_integral_v<T>) return static_cast<double>(sets_->scale(std::int32_t{1}));
+    else return sets_->scale(1.0);
+  }
 
   // One rung per chosen variant (its cells: the launches it took and its tile), then CUB's.
   std::vector<cudalab::Rung> rungs(const std::string& chosen) {

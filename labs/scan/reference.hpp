@@ -28,24 +28,25 @@ inline double float_roundings(std::size_t i, std::size_t n) {
   return 64.0 + 2.0 * std::ceil(std::log2(static_cast<double>(n) + 1.0)) + static_cast<double>(i / 256);
 }
 
-// The index of the first element of `got` that is not the scan of x (n: every element is),
-// with `sign` -1 for a scan of -x (the second input set: its answer is exactly minus x's, in
-// any order of additions, as negation is exact and rounding symmetric).
-//  int: exact, modulo 2^32 (two's-complement addition is associative: every order of additions
-//       gives the same bits, even where partial sums wrap).
-//  float: within k * 2^-24 * (|x_0| + ... + |x_i|) of the sum in double precision, k from
-//       float_roundings: the sum of n floats in any order that rounds k times is that close.
+// The index of the first element of `got` that is not the scan of `scale` times x (n: every
+// element is): the scan of x times `scale` (a timed launch's fresh inputs are x times a number:
+// InputSets::add_scaled), exactly, in any order of additions.
+//  int: `scale` an int32 (an odd one, or -1); exact, modulo 2^32 (two's-complement addition and
+//       multiplication wrap alike, so every order of additions gives the same bits).
+//  float: `scale` a power of two (exact, and so is every rounding's scaling); within k * 2^-24 *
+//       |scale| * (|x_0| + ... + |x_i|) of the sum in double precision, k from float_roundings:
+//       the sum of n floats in any order that rounds k times is that close.
 // On a mismatch prints the element, the value and the expected one on stderr (`what` first).
 template <typename T>
-std::size_t first_mismatch(const std::vector<T>& x, const T* got, Kind kind, int sign = 1, const char* what = "scan") {
+std::size_t first_mismatch(const std::vector<T>& x, const T* got, Kind kind, double scale = 1.0, const char* what = "scan") {
   const std::size_t n = x.size();
   if constexpr (std::is_integral_v<T>) {
+    const auto m = static_cast<std::uint32_t>(static_cast<std::int64_t>(scale));
     std::uint32_t run = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t before = run;
       run += static_cast<std::uint32_t>(x[i]);
-      std::uint32_t want = kind == Kind::kInclusive ? run : before;
-      if (sign < 0) want = 0u - want;
+      const std::uint32_t want = (kind == Kind::kInclusive ? run : before) * m;
       if (static_cast<std::uint32_t>(got[i]) != want) {
         std::fprintf(stderr, "%s: element %zu is %d, expected %d\n", what, i, static_cast<int>(got[i]),
                      static_cast<int>(want));
@@ -59,8 +60,8 @@ std::size_t first_mismatch(const std::vector<T>& x, const T* got, Kind kind, int
       run += static_cast<double>(x[i]);
       magnitude += std::fabs(static_cast<double>(x[i]));
       const bool incl = kind == Kind::kInclusive;
-      const double want = sign * (incl ? run : before);
-      const double tolerance = float_roundings(i, n) * 0x1p-24 * (incl ? magnitude : before_magnitude);
+      const double want = scale * (incl ? run : before);
+      const double tolerance = float_roundings(i, n) * 0x1p-24 * std::fabs(scale) * (incl ? magnitude : before_magnitude);
       const double g = static_cast<double>(got[i]);
       if (!(std::fabs(g - want) <= tolerance)) {  // NaN fails too
         std::fprintf(stderr, "%s: element %zu is %.9g, expected %.9g (tolerance %.3g)\n", what, i, g, want, tolerance);

@@ -8,19 +8,13 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "common/bandwidth.hpp"
 #include "common/cli.hpp"
 #include "common/driver.hpp"
-#include "common/ladder.hpp"
 #include "common/lab_main.hpp"
 #include "common/report.hpp"
-#include "common/timer.hpp"
-#include "common/variants.hpp"
+#include "l2_sweep.hpp"
 #include "problem.hpp"
 #include "reference.hpp"
-#include "vec_add.hpp"
 
 namespace {
 
@@ -32,36 +26,21 @@ struct Options {
   std::string variant = "all";
   std::string type = "float";
   int block = 256;
-  bool sweep = false;
-  bool l2_sweep = false;
+  bool sweep = false, l2_sweep = false;
 };
-
-std::vector<vec_add::Variant> chosen_variants(const Options& o) {
-  return cudalab::select_variants(vec_add::all_variants(), vec_add::variant_name, o.variant);
-}
 
 template <typename T>
 int run_single(const Options& o, cudalab::LabRun& run) {
   const auto n = static_cast<std::size_t>(o.n);
-  // a, b and c, and two more contents of a and b for the timed launches (DeviceProblem's second set)
-  cudalab::require_device_memory(7.0 * static_cast<double>(n) * sizeof(T), "vec_add with N = " + std::to_string(n));
+  // a, b and c, and the base a and b that the timed launches' fresh inputs are scaled from
+  cudalab::require_device_memory(5.0 * static_cast<double>(n) * sizeof(T), "vec_add with N = " + std::to_string(n));
   run.yardsticks();
   const vec_add::Problem<T> p = vec_add::make_problem<T>(n, o.common.seed);
   vec_add::DeviceProblem<T> dev(p, cudalab::Replays::kCaught);
   cudalab::Report& report = run.report();
+  const std::vector<cudalab::Rung> rungs = dev.rungs(o.variant, o.block);
   report.heading("Launch configuration");
-  cudalab::Table launch_table({{"variant", "variant"}, {"blocks", "blocks"}, {"threads", "threads"},
-                               {"per_thread", "per thread"}, {"idle", "idle slots"}, {"idle_percent", "idle %"}});
-  std::vector<vec_add::Plan> plans;
-  std::vector<cudalab::Rung> rungs;
-  for (vec_add::Variant v : chosen_variants(o)) {
-    plans.push_back(vec_add::make_plan(v, n, o.block));
-    const auto& g = plans.back().geometry;
-    launch_table.add_row({vec_add::variant_name(v), g.blocks(), g.threads(), g.items_per_thread, g.idle_slots(),
-                          Value(g.idle_percent(), 2)});
-    rungs.push_back(dev.rung(plans.back()));
-  }
-  report.table("launch", launch_table);
+  report.table("launch", dev.launch_table());
   const cudalab::LadderResult ladder = run.measure(rungs);
   if (ladder.best < 0) {
     // No rung ranks: a wrong result fails the run; correct rungs whose timings are all suspect
@@ -72,7 +51,7 @@ int run_single(const Options& o, cudalab::LabRun& run) {
   }
 
   const auto& best = ladder.best_result();
-  const cudalab::Timing e2e = dev.end_to_end(plans[static_cast<std::size_t>(ladder.best)], std::min(o.common.repeat, 5));
+  const cudalab::Timing e2e = dev.end_to_end(static_cast<std::size_t>(ladder.best), std::min(o.common.repeat, 5));
   report.heading("Does it pay? (same N, data starting and ending in host memory)");
   report.field("cpu_ms", "CPU, one core (-O3)", Value(p.cpu_ms, 3), "ms");
   report.field("gpu_kernel_ms", "GPU kernel only (" + best.name + ")", Value(best.timing.median_ms, 3), "ms");
@@ -93,17 +72,11 @@ int run_sweep(const Options& o, cudalab::LabRun& run) {
   for (std::size_t n : run.sweep_sizes(1024, std::size_t{1} << 28, 2, bytes)) {
     const vec_add::Problem<T> p = vec_add::make_problem<T>(n, o.common.seed);
     vec_add::DeviceProblem<T> dev(p, cudalab::Replays::kNotChecked);
-    std::vector<vec_add::Plan> plans;
-    std::vector<cudalab::Rung> rungs;
-    for (vec_add::Variant v : chosen_variants(o)) {
-      plans.push_back(vec_add::make_plan(v, n, o.block));
-      rungs.push_back(dev.rung(plans.back()));
-    }
-    const cudalab::LadderResult ladder = cudalab::run_ladder(run.bench(), rungs);
+    const cudalab::LadderResult ladder = cudalab::run_ladder(run.bench(), dev.rungs(o.variant, o.block));
     all_ok = all_ok && ladder.all_ok;
     curve.add(ladder, {{"n", "N", static_cast<long long>(n)}});
     if (ladder.best < 0) continue;
-    const auto e2e = dev.end_to_end(plans[static_cast<std::size_t>(ladder.best)], 3);
+    const auto e2e = dev.end_to_end(static_cast<std::size_t>(ladder.best), 3);
     crossover.add_row({static_cast<long long>(n), Value(p.cpu_ms, 4), Value(ladder.best_result().timing.median_ms, 4),
                        Value(e2e.median_ms, 4)});
   }
@@ -111,43 +84,6 @@ int run_sweep(const Options& o, cudalab::LabRun& run) {
   run.report().heading("CPU vs GPU over N (best variant; end-to-end includes host<->device copies)");
   run.report().table("crossover", crossover);
   return code;
-}
-
-// How big the L2 really is for a stream: the vectorized kernel over working sets (a + b + c) of
-// 6 .. 384 MB, nothing flushed, 50 launches back to back between two events (a lone launch of a
-// few microseconds would time the launch, not the data). While the working set stays in L2 the
-// rate beats the DRAM copy ceiling; past the L2's effective size it falls to DRAM speed.
-int run_l2_sweep(const Options& o, cudalab::LabRun& run) {
-  constexpr int kBatch = 50;
-  const double copy_gbps = run.yardsticks().copy_gbps;
-  cudalab::Report& report = run.report();
-  report.field("l2_mb", "L2 size (device attribute)", Value(static_cast<double>(run.facts().l2_bytes) / 1e6, 1), "MB");
-  cudalab::Table t({{"working_set_mb", "working set MB"}, {"n", "N"}, {"launch_us", "us per launch"}, {"gbps", "GB/s"},
-                    {"over_copy", "x copy"}, {"correct", "ok"}});
-  bool all_ok = true;
-  for (std::size_t mb : {6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 72, 96, 192, 384}) {
-    if (static_cast<double>(mb) * 1e6 > cudalab::usable_device_memory()) break;  // the labs' one memory cap
-    const std::size_t n = mb * 1000000 / 12 / 1024 * 1024;
-    const vec_add::Problem<float> p = vec_add::make_problem<float>(n, o.common.seed);
-    vec_add::DeviceProblem<float> dev(p, cudalab::Replays::kNotChecked);
-    const vec_add::Plan plan = vec_add::make_plan(vec_add::Variant::kVectorized, n, o.block);
-    cudalab::Rung rung = dev.rung(plan);
-    rung.poison();
-    rung.launch();
-    const bool ok = rung.check();
-    all_ok = all_ok && ok;
-    cudalab::Benchmarker batches({o.common.warmup, std::max(3, o.common.repeat / 4), false});
-    const cudalab::Timing batch = batches.run([&] {
-      for (int k = 0; k < kBatch; ++k) rung.launch();
-    });
-    const double ms = batch.median_ms / kBatch;
-    const double g = cudalab::gbps(rung.bytes, ms);
-    t.add_row({Value(rung.bytes / 1e6, 1), static_cast<long long>(n), Value(ms * 1e3, 2), Value(g, 0),
-               Value(g / copy_gbps, 2), cudalab::correct_cell(ok)});
-  }
-  report.heading(fmt::format("vectorized over working sets, L2 not flushed ({} launches back to back per sample)", kBatch));
-  report.table("l2_sweep", t);
-  return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
 int run(int argc, char** argv) {
@@ -170,7 +106,7 @@ int run(int argc, char** argv) {
 
   cudalab::LabRun run("vec_add", o.common, o.type, o.block);
   if (o.sweep) return o.type == "int" ? run_sweep<int>(o, run) : run_sweep<float>(o, run);
-  if (o.l2_sweep) return run_l2_sweep(o, run);
+  if (o.l2_sweep) return vec_add::l2_sweep(run, o.common, o.block);
   run.report().field("n", "N (elements)", o.n);
   run.report().field("bytes_moved", "bytes moved per launch (12 per element)",
                      cudalab::bytes_cell(3.0 * static_cast<double>(o.n) * 4));

@@ -1,8 +1,11 @@
 #pragma once
 // The vec_add lab's problem on the device, stated once for every variant (common/driver.hpp): a,
 // b and c, the CPU's answer, the bytes and FLOPs of one launch, the poison, the check of every
-// element, and -a, -b as the second input set (their sum is exactly -(a + b), so a kernel that
-// replays a result is caught).
+// element, and fresh inputs for every timed launch: a and b times ±2^k or an odd int
+// (InputSets::add_scaled), whose sum is exactly (a + b) times the same number (a power of two
+// scales every float rounding exactly; ints wrap alike), so a kernel that replays a result or
+// does the work once is caught.
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,7 +15,9 @@
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/driver.hpp"
+#include "common/report.hpp"
 #include "common/timer.hpp"
+#include "common/variants.hpp"
 #include "reference.hpp"
 #include "vec_add.hpp"
 
@@ -24,16 +29,9 @@ class DeviceProblem {
   DeviceProblem(const Problem<T>& problem, cudalab::Replays replays)
       : p_(problem), actual_(problem.a.size()), da_(problem.a), db_(problem.b), dc_(problem.a.size()) {
     if (replays != cudalab::Replays::kCaught) return;
-    std::vector<T> na(p_.a.size()), nb(p_.b.size());
-    negated_expected_.resize(p_.expected.size());
-    for (std::size_t i = 0; i < na.size(); ++i) {
-      na[i] = -p_.a[i];
-      nb[i] = -p_.b[i];
-      negated_expected_[i] = -p_.expected[i];
-    }
     sets_ = std::make_unique<cudalab::InputSets>();
-    sets_->add(da_, na);
-    sets_->add(db_, nb);
+    sets_->add_scaled(da_);
+    sets_->add_scaled(db_);
   }
   DeviceProblem(const DeviceProblem&) = delete;  // its rungs hold references to it
   DeviceProblem& operator=(const DeviceProblem&) = delete;
@@ -44,8 +42,7 @@ class DeviceProblem {
   void poison() { dc_.fill_bytes(0xFF); }  // an element the kernel skips cannot match
   bool check(const std::string& variant) {
     dc_.download(actual_.data(), actual_.size());
-    const cudalab::CheckResult check =
-        cudalab::check_exact(cudalab::current_answer(sets_.get(), p_.expected, negated_expected_), actual_);
+    const cudalab::CheckResult check = cudalab::check_exact(current_expected(), actual_);
     if (!check.ok()) {
       std::fprintf(stderr, "vec_add: variant %s is wrong at N = %zu: %s\n", variant.c_str(), actual_.size(),
                    check.summary().c_str());
@@ -63,9 +60,36 @@ class DeviceProblem {
     return r;
   }
 
-  // Host->device copies of a and b, the kernel, and the copy of c back: what a program that
-  // starts and ends with data in host memory pays. Pageable host memory, as in the notes.
-  cudalab::Timing end_to_end(const Plan& plan, int repeat) {
+  // One rung per chosen variant ("all" or a name) with `block` threads per block; their plans
+  // stay in plans(), in the same order.
+  std::vector<cudalab::Rung> rungs(const std::string& chosen, int block) {
+    plans_.clear();
+    std::vector<cudalab::Rung> rungs;
+    for (Variant v : cudalab::select_variants(all_variants(), variant_name, chosen)) {
+      plans_.push_back(make_plan(v, size(), block));
+      rungs.push_back(rung(plans_.back()));
+    }
+    return rungs;
+  }
+  const std::vector<Plan>& plans() const { return plans_; }
+
+  // The launch of each plan: its blocks, threads, elements per thread and idle thread slots.
+  cudalab::Table launch_table() const {
+    cudalab::Table t({{"variant", "variant"}, {"blocks", "blocks"}, {"threads", "threads"},
+                      {"per_thread", "per thread"}, {"idle", "idle slots"}, {"idle_percent", "idle %"}});
+    for (const Plan& plan : plans_) {
+      const auto& g = plan.geometry;
+      t.add_row({variant_name(plan.variant), g.blocks(), g.threads(), g.items_per_thread, g.idle_slots(),
+                 cudalab::Value(g.idle_percent(), 2)});
+    }
+    return t;
+  }
+
+  // Host->device copies of a and b, the kernel of plans()[k], and the copy of c back: what a
+  // program that starts and ends with data in host memory pays. Pageable host memory, as in the
+  // notes.
+  cudalab::Timing end_to_end(std::size_t k, int repeat) {
+    const Plan plan = plans_.at(k);
     cudalab::Benchmarker bench({1, repeat, false});
     return bench.run([&] {
       da_.upload(p_.a);
@@ -80,7 +104,24 @@ class DeviceProblem {
   std::vector<T> actual_;
   cudalab::DeviceBuffer<T> da_, db_, dc_;
   std::unique_ptr<cudalab::InputSets> sets_;
-  std::vector<T> negated_expected_;
+  std::vector<Plan> plans_;
+
+  // The answer to the inputs in the buffers now: the CPU's a + b, times the multiplier of the
+  // repetition (floats: exactly, a power of two; ints: modulo 2^32).
+  std::vector<T> current_expected() const {
+    if (!sets_ || sets_->current() < 0) return p_.expected;
+    std::vector<T> want(p_.expected.size());
+    if constexpr (std::is_integral_v<T>) {
+      const auto m = static_cast<std::uint32_t>(sets_->scale(std::int32_t{1}));
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        want[i] = static_cast<T>(static_cast<std::uint32_t>(p_.expected[i]) * m);
+      }
+    } else {
+      const T m = static_cast<T>(sets_->scale(1.0));
+      for (std::size_t i = 0; i < want.size(); ++i) want[i] = p_.expected[i] * m;
+    }
+    return want;
+  }
 };
 
 }  // namespace vec_add

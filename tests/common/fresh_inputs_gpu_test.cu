@@ -51,6 +51,38 @@ TEST(FreshInputs, EachRepetitionIsTheBaseTimesItsMultiplier) {
   EXPECT_THROW(sets.add(f, second), std::invalid_argument);  // the two ways do not mix
 }
 
+// Rotated keys (InputSets::add_rotated, the histogram's fresh inputs): each repetition's keys are
+// the base's plus its rotation modulo the range, uint8 and uint32 alike, and a range past a
+// key's bits is refused.
+TEST(FreshInputs, EachRepetitionsKeysAreTheBaseRotated) {
+  CUDALAB_REQUIRE_GPU();
+  const std::vector<unsigned char> bytes{0, 1, 127, 128, 200, 255, 3};
+  const std::vector<unsigned> words{0, 1, 999, 500, 1000, 77};  // range 1001
+  cudalab::DeviceBuffer<unsigned char> b(bytes);
+  cudalab::DeviceBuffer<unsigned> w(words);
+  cudalab::InputSets sets;
+  sets.add_rotated(b, 256);
+  sets.add_rotated(w, 1001);
+  for (int rep : {0, 1, 2, 255, 256, 1000}) {
+    sets.use_rep(rep);
+    EXPECT_EQ(sets.rotation(256), cudalab::fresh_rotation(rep, 256));
+    const std::vector<unsigned char> got = b.download();
+    const std::vector<unsigned> got_words = w.download();
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      EXPECT_EQ(got[i], (bytes[i] + cudalab::fresh_rotation(rep, 256)) % 256) << rep;
+    }
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      EXPECT_EQ(got_words[i], (words[i] + cudalab::fresh_rotation(rep, 1001)) % 1001) << rep;
+    }
+  }
+  sets.use(0);
+  EXPECT_EQ(b.download(), bytes);
+  EXPECT_EQ(w.download(), words);
+  cudalab::InputSets bad;
+  EXPECT_THROW(bad.add_rotated(b, 257), std::invalid_argument);
+  EXPECT_THROW(bad.add_rotated(w, 0), std::invalid_argument);
+}
+
 // A "kernel" that keeps the outputs it computed by its input's first element and replays one
 // when it sees that element again; the rest of the rung checks every element against 2 x input.
 struct Caching {

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "common/ladder.hpp"
 #include "histogram.hpp"
 #include "reference.hpp"
 
@@ -43,7 +44,9 @@ TEST(HistogramKeys, EveryDistributionStaysInRangeAndDependsOnTheSeed) {
       const auto keys = histogram::make_keys<unsigned>(20000, bins, d, 5);
       EXPECT_LT(*std::max_element(keys.begin(), keys.end()), bins) << histogram::dist_name(d);
       const auto other = histogram::make_keys<unsigned>(20000, bins, d, 6);
-      if (bins > 2) EXPECT_NE(keys, other) << histogram::dist_name(d) << " " << bins;
+      if (bins > 2) {
+        EXPECT_NE(keys, other) << histogram::dist_name(d) << " " << bins;
+      }
     }
   }
 }
@@ -67,21 +70,49 @@ TEST(HistogramKeys, TheDistributionsAreWhatTheirNamesSay) {
   EXPECT_EQ(*std::max_element(one.begin(), one.end()), n);
 }
 
-TEST(HistogramKeys, TheSecondSetMovesEveryKeyToAnotherBin) {
-  for (unsigned bins : {2u, 3u, 256u}) {
-    const auto keys = histogram::make_keys<unsigned char>(4096, bins, Dist::kOneValue, 3);
-    const auto second = histogram::rotated(keys, bins);
-    EXPECT_NE(histogram::cpu_histogram(keys.data(), keys.size(), bins),
-              histogram::cpu_histogram(second.data(), second.size(), bins)) << bins;
+// A timed launch's fresh keys are the keys rotated modulo their range; the check derives their
+// histogram from the count of each key value, and it must be the rotated keys' histogram.
+TEST(HistogramKeys, TheHistogramOfRotatedKeysFollowsFromTheValueCounts) {
+  for (unsigned bins : {2u, 3u, 7u, 256u}) {
+    for (Dist d : {Dist::kUniform, Dist::kSkewed, Dist::kOneValue}) {
+      const auto keys = histogram::make_keys<unsigned char>(4096, bins, d, 3);
+      const auto values = histogram::value_counts(keys, bins);
+      for (std::uint64_t shift : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{77}, std::uint64_t{255}}) {
+        const auto moved = histogram::rotated(keys, bins, shift);
+        EXPECT_EQ(histogram::rotated_histogram<unsigned char>(values, bins, shift),
+                  histogram::cpu_histogram(moved.data(), moved.size(), bins)) << bins << " " << shift;
+      }
+    }
   }
   for (unsigned bins : {2u, 1001u, 65536u}) {
     const auto keys = histogram::make_keys<unsigned>(4096, bins, Dist::kSkewed, 3);
-    const auto second = histogram::rotated(keys, bins);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      ASSERT_NE(histogram::bin_of(keys[i], bins), histogram::bin_of(second[i], bins)) << i;
-      ASSERT_LT(second[i], bins);
+    const auto values = histogram::value_counts(keys, bins);
+    for (int rep : {0, 1, 2, 99}) {
+      const std::uint64_t shift = cudalab::fresh_rotation(rep, bins), next = cudalab::fresh_rotation(rep + 1, bins);
+      ASSERT_LT(shift, bins);
+      const auto moved = histogram::rotated(keys, bins, shift), after = histogram::rotated(keys, bins, next);
+      for (std::size_t i = 0; i < keys.size(); ++i) {  // every key changes bin from one launch to the next
+        ASSERT_NE(histogram::bin_of(moved[i], bins), histogram::bin_of(after[i], bins)) << i;
+        ASSERT_LT(moved[i], bins);
+      }
+      EXPECT_EQ(histogram::rotated_histogram<unsigned>(values, bins, shift),
+                histogram::cpu_histogram(moved.data(), moved.size(), bins)) << bins << " " << rep;
     }
   }
+  // a one-value input: every rotation moves its one full bin (so a replayed result is wrong)
+  const auto one = histogram::make_keys<unsigned>(1000, 1001, Dist::kOneValue, 5);
+  const auto values = histogram::value_counts(one, 1001);
+  EXPECT_NE(histogram::rotated_histogram<unsigned>(values, 1001, cudalab::fresh_rotation(0, 1001)),
+            histogram::rotated_histogram<unsigned>(values, 1001, cudalab::fresh_rotation(1, 1001)));
+  EXPECT_EQ(cudalab::fresh_rotation(-1, 1001), 0u);
+  EXPECT_EQ(cudalab::fresh_rotation(5, 1), 0u);
+  // two keys' values: the launches alternate; 256 values: 256 launches before one repeats
+  EXPECT_EQ(cudalab::fresh_rotation(0, 2), 1u);
+  EXPECT_EQ(cudalab::fresh_rotation(1, 2), 0u);
+  std::vector<std::uint64_t> seen;
+  for (int rep = 0; rep < 256; ++rep) seen.push_back(cudalab::fresh_rotation(rep, 256));
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::unique(seen.begin(), seen.end()) - seen.begin(), 256);
 }
 
 TEST(HistogramReference, TheCheckFindsOneWrongBin) {

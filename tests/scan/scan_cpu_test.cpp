@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
+#include "common/ladder.hpp"
 #include "common/random.hpp"
 #include "reference.hpp"
 #include "scan.hpp"
@@ -49,6 +51,30 @@ TEST(ScanReference, TheNegatedSetExpectsMinusTheScan) {
   for (int& v : minus) v = -v;
   EXPECT_EQ(scan::first_mismatch(x, minus.data(), Kind::kInclusive, -1), x.size());
   EXPECT_LT(scan::first_mismatch(x, minus.data(), Kind::kInclusive, 1), x.size());
+}
+
+// A timed launch's fresh inputs are x times an odd int (wrapping) or a power of two: the scan of
+// the scaled inputs is the scaled scan, and the check expects exactly that one.
+TEST(ScanReference, ScaledInputsExpectTheScaledScan) {
+  const std::vector<int> x = cudalab::random_vector<int>(1000, 6, -100, 100);
+  const std::int32_t m = cudalab::fresh_int_multiplier(12345);
+  std::vector<int> scaled(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    scaled[i] = static_cast<int>(static_cast<std::uint32_t>(x[i]) * static_cast<std::uint32_t>(m));
+  }
+  const std::vector<int> got = int_scan(scaled, Kind::kExclusive);
+  EXPECT_EQ(scan::first_mismatch(x, got.data(), Kind::kExclusive, m), x.size());
+  EXPECT_LT(scan::first_mismatch(x, got.data(), Kind::kExclusive, 1), x.size());
+  EXPECT_LT(scan::first_mismatch(x, got.data(), Kind::kExclusive, m + 2), x.size());
+
+  const std::vector<float> xf = cudalab::random_vector<float>(1000, 7, -1.f, 1.f);
+  const double mf = cudalab::fresh_multiplier(27);  // -2^-7
+  std::vector<float> gotf(xf.size());
+  float run = 0;
+  for (std::size_t i = 0; i < xf.size(); ++i) gotf[i] = run += static_cast<float>(xf[i] * mf);
+  EXPECT_EQ(scan::first_mismatch(xf, gotf.data(), Kind::kInclusive, mf), xf.size());
+  EXPECT_LT(scan::first_mismatch(xf, gotf.data(), Kind::kInclusive, -mf), xf.size());
+  EXPECT_LT(scan::first_mismatch(xf, gotf.data(), Kind::kInclusive, 2 * mf), xf.size());
 }
 
 TEST(ScanReference, FloatAdmitsAnyOrderOfAdditionsAndNoMissingElement) {
