@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/cuda_check.hpp"
 #include "common/exit_codes.hpp"
 
 namespace cudalab {
@@ -186,6 +187,14 @@ std::optional<int> Cli::parse(int argc, const char* const* argv) {
     return kExitSuccess;
   }
   return std::nullopt;
+}
+
+void Cli::narrow_section(std::string& section, const std::string& variant, const std::string& own) const {
+  if (variant == "all") return;
+  if (given("--section") && section != own) {
+    throw UsageError("--variant " + variant + " is a " + own + " variant, not " + section);
+  }
+  section = own;
 }
 
 }  // namespace cudalab

@@ -60,6 +60,9 @@ class Cli {
   std::optional<int> parse(int argc, const char* const* argv);
   // After parse: whether the option or positional (by its name or any flag) was given.
   bool given(const std::string& name) const;
+  // After parse, in a lab of several sections: one --variant (not "all") runs only its own
+  // section, `own`, so `section` becomes `own`; a --section that names another is a UsageError.
+  void narrow_section(std::string& section, const std::string& variant, const std::string& own) const;
 
  private:
   struct Impl;

@@ -37,7 +37,7 @@ LadderResult LabRun::measure(const std::vector<Rung>& rungs, RowsShape shape) {
 }
 
 int LabRun::ladder(const std::vector<Rung>& rungs, RowsShape shape) {
-  return ladder_exit_code(measure(rungs, std::move(shape)));
+  return keep(ladder_exit_code(measure(rungs, std::move(shape))));
 }
 
 std::vector<std::size_t> LabRun::sweep_sizes(std::size_t first, std::size_t last, std::size_t factor,
@@ -49,7 +49,7 @@ std::vector<std::size_t> LabRun::sweep_sizes(std::size_t first, std::size_t last
 int LabRun::sweep(const std::string& heading, const std::vector<std::size_t>& sizes,
                   const std::function<LadderResult(std::size_t)>& ladder_at, RowsShape shape, const SweepAxis& axis) {
   const Yardsticks y = yardsticks();
-  return sweep_ladders(report_, heading, y, std::move(shape), sizes, ladder_at, axis);
+  return keep(sweep_ladders(report_, heading, y, std::move(shape), sizes, ladder_at, axis));
 }
 
 int LabRun::section(const Section& s, const std::vector<Rung>& rungs) {
@@ -64,7 +64,7 @@ int LabRun::section(const Section& s, const std::vector<Rung>& rungs) {
   t.add(result);
   report_.heading(s.heading);
   report_.table(s.key, t.table());
-  return ladder_exit_code(result);
+  return keep(ladder_exit_code(result));
 }
 
 }  // namespace cudalab

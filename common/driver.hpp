@@ -26,6 +26,7 @@
 #include "common/cli.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
+#include "common/exit_codes.hpp"
 #include "common/ladder.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
@@ -48,6 +49,13 @@ enum class Roofs { kPeakAndCopy, kCopyOnly, kNone };
 // reported, for the cells that need the whole section (a row over another row's time, the bytes
 // a stride really moved).
 struct Section {
+  // A section of the defaults but its JSON key and its heading.
+  static Section titled(std::string key, std::string heading) {
+    Section s;
+    s.key = std::move(key);
+    s.heading = std::move(heading);
+    return s;
+  }
   std::string key;
   std::string heading;
   Roofs roofs = Roofs::kPeakAndCopy;
@@ -92,6 +100,13 @@ class LabRun {
   // Runs and reports one Section (the copy ceiling measured first where its roofs need it);
   // returns its exit code.
   int section(const Section& s, const std::vector<Rung>& rungs);
+  // The run's exit code: success until ladder(), sweep() or section() returns another (or
+  // keep() is given one), then the first such code: a lab of several sections returns it.
+  int exit_code() const { return code_; }
+  int keep(int code) {
+    if (code_ == kExitSuccess) code_ = code;
+    return code;
+  }
 
  private:
   CommonOptions common_;
@@ -99,6 +114,7 @@ class LabRun {
   Report report_;
   std::optional<Benchmarker> bench_;
   std::optional<Yardsticks> yardsticks_;
+  int code_ = kExitSuccess;
 };
 
 // success when every rung matched the reference, else kExitWrongResult.

@@ -62,43 +62,23 @@ int run(int argc, char** argv) {
   }
   const std::vector<Variant> chosen =
       cudalab::select_variants(attention::all_variants(), attention::variant_name, o.variant);
-  if (o.variant != "all") {
-    const std::string own = attention::kind_name(attention::kind_of(chosen.front()));
-    if (cli.given("--section") && o.section != own) {
-      throw cudalab::UsageError(fmt::format("--variant {} is a {} variant, not {}", o.variant, own, o.section));
-    }
-    o.section = own;
-  }
+  cli.narrow_section(o.section, o.variant, attention::kind_name(attention::kind_of(chosen.front())));
 
   cudalab::LabRun run("attention", o.common, "bf16", 0);
   const bool unfused = !o.no_unfused;
-  if (wants(o, Kind::kSoftmax)) {
-    cudalab::require_device_memory(attention::SoftmaxProblem::device_bytes(o.rows, o.cols), "the softmax rows");
-    cudalab::require_host_memory(8.0 * o.rows * o.cols, "the softmax output read back");
-  }
-  if (wants(o, Kind::kPrefill)) {
-    cudalab::require_device_memory(attention::AttentionProblem::device_bytes({o.heads, o.seq, o.seq, o.dim, false}, unfused),
-                                   fmt::format("a prefill of {} heads x {} tokens", o.heads, o.seq));
-  }
-  if (wants(o, Kind::kDecode)) {
-    cudalab::require_device_memory(attention::AttentionProblem::device_bytes({o.heads, 1, o.kv, o.dim, false}, false),
-                                   fmt::format("a KV cache of {} heads x {} tokens", o.heads, o.kv));
-  }
-  const double fp32_peak = run.facts().theoretical_fp32_gflops();
+  attention::require_memory(wants(o, Kind::kSoftmax), wants(o, Kind::kPrefill), wants(o, Kind::kDecode), o.rows,
+                            o.cols, {o.heads, o.seq, o.seq, o.dim, false}, {o.heads, 1, o.kv, o.dim, false}, unfused);
   const double tc_peak = run.facts().theoretical_bf16_tensor_gflops();
-  int code = cudalab::kExitSuccess;
-  const auto keep = [&code](int c) { code = code == cudalab::kExitSuccess ? c : code; };
 
   if (wants(o, Kind::kSoftmax)) {
     for (const attention::Elem e : {attention::Elem::kF32, attention::Elem::kBf16}) {
       const bool f32 = e == attention::Elem::kF32;
       if (o.type != "both" && (o.type == "f32") != f32) continue;
       attention::SoftmaxProblem p(o.rows, o.cols, e, o.common.seed, cudalab::Replays::kCaught);
-      cudalab::Section s;
-      s.key = f32 ? "softmax_f32" : "softmax_bf16";
-      s.heading = fmt::format("softmax of {} rows x {} ({}; GB/s: the rows read and written once)", o.rows, o.cols,
-                              f32 ? "FP32" : "BF16");
-      keep(run.section(s, p.rungs(chosen)));
+      run.section(cudalab::Section::titled(f32 ? "softmax_f32" : "softmax_bf16",
+                                           fmt::format("softmax of {} rows x {} ({}; GB/s: the rows read and written "
+                                                       "once)", o.rows, o.cols, f32 ? "FP32" : "BF16")),
+                  p.rungs(chosen));
     }
   }
   if (wants(o, Kind::kPrefill)) {
@@ -106,27 +86,25 @@ int run(int argc, char** argv) {
       if (o.mask != "both" && (o.mask == "causal") != causal) continue;
       const attention::Shape shape{o.heads, o.seq, o.seq, o.dim, causal};
       attention::AttentionProblem p(Kind::kPrefill, shape, o.common.seed, cudalab::Replays::kCaught, unfused);
-      cudalab::Section s;
-      s.key = causal ? "prefill_causal" : "prefill";
-      s.heading = fmt::format("prefill{}: {} heads x {} tokens, d = {} (GFLOP/s: the useful FLOPs; GB/s: Q, K, V "
-                              "and O once)", causal ? " (causal)" : "", o.heads, o.seq, o.dim);
+      cudalab::Section s = cudalab::Section::titled(
+          causal ? "prefill_causal" : "prefill",
+          fmt::format("prefill{}: {} heads x {} tokens, d = {} (GFLOP/s: the useful FLOPs; GB/s: Q, K, V and O once)",
+                      causal ? " (causal)" : "", o.heads, o.seq, o.dim));
       s.roofs = cudalab::Roofs::kNone;
-      s.peak_gflops = tc_peak > 0 ? tc_peak : fp32_peak;
+      s.peak_gflops = tc_peak > 0 ? tc_peak : run.facts().theoretical_fp32_gflops();
       s.peak_name = tc_peak > 0 ? "BF16 TC" : "FP32";
       s.shape = {false, "x unfused"};
-      keep(run.section(s, p.rungs(chosen)));
+      run.section(s, p.rungs(chosen));
     }
   }
   if (wants(o, Kind::kDecode)) {
-    const attention::Shape shape{o.heads, 1, o.kv, o.dim, false};
-    attention::AttentionProblem p(Kind::kDecode, shape, o.common.seed + 7, cudalab::Replays::kCaught, false);
-    cudalab::Section s;
-    s.key = "decode";
-    s.heading = fmt::format("decode: {} heads, one query against {} keys, d = {} (GB/s: the KV cache read once)",
-                            o.heads, o.kv, o.dim);
-    keep(run.section(s, p.rungs(chosen)));
+    attention::AttentionProblem p(Kind::kDecode, {o.heads, 1, o.kv, o.dim, false}, o.common.seed + 7,
+                                  cudalab::Replays::kCaught, false);
+    run.section(cudalab::Section::titled("decode", fmt::format("decode: {} heads, one query against {} keys, d = {} "
+                                                               "(GB/s: the KV cache read once)", o.heads, o.kv, o.dim)),
+                p.rungs(chosen));
   }
-  return code;
+  return run.exit_code();
 }
 
 }  // namespace

@@ -218,4 +218,24 @@ class AttentionProblem {
   std::unique_ptr<Unfused> unfused_;
 };
 
+// Before any section runs: the device memory of each section asked for (the prefill's with the
+// unfused path's scores when `unfused`), and the host memory the softmax's check reads back.
+inline void require_memory(bool softmax, bool prefill, bool decode, int rows, int cols, const Shape& prefill_shape,
+                           const Shape& decode_shape, bool unfused) {
+  if (softmax) {
+    cudalab::require_device_memory(SoftmaxProblem::device_bytes(rows, cols), "the softmax rows");
+    cudalab::require_host_memory(8.0 * rows * cols, "the softmax output read back");
+  }
+  if (prefill) {
+    cudalab::require_device_memory(AttentionProblem::device_bytes(prefill_shape, unfused),
+                                   "a prefill of " + std::to_string(prefill_shape.heads) + " heads x " +
+                                       std::to_string(prefill_shape.q_len) + " tokens");
+  }
+  if (decode) {
+    cudalab::require_device_memory(AttentionProblem::device_bytes(decode_shape, false),
+                                   "a KV cache of " + std::to_string(decode_shape.heads) + " heads x " +
+                                       std::to_string(decode_shape.kv_len) + " tokens");
+  }
+}
+
 }  // namespace attention

@@ -4,6 +4,7 @@
 // jpeglib.h needs FILE and size_t declared first.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <csetjmp>
 #include <fstream>
 #include <vector>
@@ -186,6 +187,14 @@ void write_rgba_png(const std::string& path, const RgbaImage& img) {
   image.format = PNG_FORMAT_RGBA;
   if (png_image_write_to_file(&image, path.c_str(), 0, img.rgba.data(), 0, nullptr) == 0) {
     throw cudalab::UsageError(fmt::format("cannot write '{}': {}", path, image.message));
+  }
+}
+
+void make_output_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw cudalab::UsageError(fmt::format("cannot create output directory '{}': {}", dir, ec.message()));
   }
 }
 

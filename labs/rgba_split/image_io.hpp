@@ -17,6 +17,10 @@ struct RgbaImage {
 // Grayscale, palette and 16-bit PNGs are converted; JPEG gets alpha = 255.
 RgbaImage read_image(const std::string& path);
 
+// Creates `dir` and its parents when missing; a UsageError naming it when that fails or it is
+// not a directory.
+void make_output_dir(const std::string& dir);
+
 // Writes one 8-bit plane as a grayscale PNG.
 void write_gray_png(const std::string& path, const std::uint8_t* plane, std::size_t width, std::size_t height);
 

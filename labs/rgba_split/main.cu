@@ -3,7 +3,6 @@
 //   ./labs/rgba_split 76 62             the notes' small image (see the grid arithmetic)
 //   ./labs/rgba_split 16384 16384 --variant x16
 //   ./labs/rgba_split --input photo.png --output-dir planes/
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,6 @@
 #include "rgba_split.hpp"
 
 namespace {
-
 
 struct Options {
   cudalab::CommonOptions common;
@@ -78,13 +76,7 @@ int run(int argc, char** argv) {
     image.width = static_cast<std::size_t>(o.width);
     image.height = static_cast<std::size_t>(o.height);
   }
-  if (!o.output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.output_dir, ec);
-    if (ec || !std::filesystem::is_directory(o.output_dir)) {
-      throw cudalab::UsageError(fmt::format("cannot create output directory '{}': {}", o.output_dir, ec.message()));
-    }
-  }
+  if (!o.output_dir.empty()) rgba_split::make_output_dir(o.output_dir);
   const std::size_t width = image.width, height = image.height, pixels = width * height;
   const double bytes = 8.0 * static_cast<double>(pixels);
 
@@ -102,14 +94,7 @@ int run(int argc, char** argv) {
   if (o.input.empty()) image.rgba = cudalab::random_bytes(4 * pixels, o.common.seed);
   rgba_split::Problem p(image.rgba, width, height, cudalab::Replays::kCaught);
 
-  report.heading("Launch configuration");
-  const auto geometry_2d = rgba_split::plan_launch(rgba_split::Variant::kNaive, width, height);
-  report.field("grid_2d", "2D variants (naive, uchar4)", geometry_2d.geometry.describe("pixels"));
-  if (geometry_2d.rows_looped) {
-    report.note(fmt::format("  {} block rows exceed gridDim.y <= 65535: the grid has 65535 and each thread loops over rows",
-                            geometry_2d.geometry.grid_y));
-  }
-  report.table("launch", p.launches(o.variant));
+  p.report_launches(report, o.variant);
   std::vector<cudalab::Rung> rungs = p.rungs(o.variant);
   // The notes' program 2 times its version A once, as the process's first kernel launch: the
   // lab times that launch too, beside the warm median (errata row 41).
@@ -118,12 +103,7 @@ int run(int argc, char** argv) {
   report.field("verified", "every plane matches the CPU byte for byte", all_ok);
 
   if (!o.output_dir.empty() && all_ok) {
-    const rgba_split::HostPlanes planes = p.planes();  // the last variant's, of the image as given
-    for (int c = 0; c < 4; ++c) {
-      const std::string path =
-          (std::filesystem::path(o.output_dir) / (std::string(rgba_split::kPlaneNames[c]) + ".png")).string();
-      rgba_split::write_gray_png(path, planes[c].data(), width, height);
-    }
+    p.write_planes(o.output_dir);  // the last variant's, of the image as given
     report.field("output_dir", "planes written to", o.output_dir);
   }
   return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;

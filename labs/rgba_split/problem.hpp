@@ -5,9 +5,12 @@
 // byte 255 - v, whose planes are the negatives of the planes) as the second input set that
 // catches a replayed result.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
@@ -15,6 +18,7 @@
 #include "common/report.hpp"
 #include "common/variants.hpp"
 #include "device_planes.hpp"
+#include "image_io.hpp"
 #include "reference.hpp"
 #include "rgba_split.hpp"
 
@@ -81,6 +85,19 @@ class Problem {
     return rungs;
   }
 
+  // The "Launch configuration" section: the 2D variants' grid (and whether its threads loop over
+  // rows past gridDim.y's limit), then launches(chosen).
+  void report_launches(cudalab::Report& report, const std::string& chosen) const {
+    report.heading("Launch configuration");
+    const auto geometry_2d = plan_launch(Variant::kNaive, width_, height_);
+    report.field("grid_2d", "2D variants (naive, uchar4)", geometry_2d.geometry.describe("pixels"));
+    if (geometry_2d.rows_looped) {
+      report.note(fmt::format("  {} block rows exceed gridDim.y <= 65535: the grid has 65535 and each thread loops "
+                              "over rows", geometry_2d.geometry.grid_y));
+    }
+    report.table("launch", launches(chosen));
+  }
+
   // The launch of each chosen variant: what it changes, its blocks, threads and idle slots.
   cudalab::Table launches(const std::string& chosen) const {
     cudalab::Table t({{"variant", "variant"}, {"what", "what changes"}, {"blocks", "blocks"}, {"threads", "threads"},
@@ -98,6 +115,15 @@ class Problem {
     HostPlanes out;
     for (int c = 0; c < 4; ++c) out[c] = negative(actual_[c]);
     return out;
+  }
+
+  // planes() as dir/r.png, g.png, b.png and a.png (grayscale).
+  void write_planes(const std::string& dir) const {
+    const HostPlanes p = planes();
+    for (int c = 0; c < 4; ++c) {
+      const std::string path = (std::filesystem::path(dir) / (std::string(kPlaneNames[c]) + ".png")).string();
+      write_gray_png(path, p[c].data(), width_, height_);
+    }
   }
 
  private:

@@ -19,7 +19,6 @@
 
 namespace {
 
-using cudalab::Value;
 using stencil::Variant;
 
 struct Options {
@@ -32,19 +31,6 @@ struct Options {
 };
 
 bool wants(const Options& o, stencil::Kind k) { return o.section == "all" || o.section == stencil::kind_name(k); }
-
-// Each heat variant's time per step against the time the copy ceiling needs to read and write
-// the field once: below 1, a step costs less than the memory roof allows one step at a time.
-std::function<void(cudalab::LadderResult&)> per_step_cells(double cells, int steps, double copy_gbps) {
-  return [cells, steps, copy_gbps](cudalab::LadderResult& lr) {
-    const double copy_ms = 8.0 * cells / (copy_gbps * 1e6);
-    for (auto& r : lr.rungs) {
-      const bool ok = r.result.correct && copy_gbps > 0;
-      r.cells.push_back({"step_ms", "ms/step", ok ? Value(r.result.timing.median_ms / steps, 4) : Value()});
-      r.cells.push_back({"step_over_copy", "step / copy", ok ? Value(r.result.timing.median_ms / steps / copy_ms, 2) : Value()});
-    }
-  };
-}
 
 int run(int argc, char** argv) {
   Options o;
@@ -71,13 +57,7 @@ int run(int argc, char** argv) {
   if (o.ny > 65535 * 8) throw cudalab::UsageError(fmt::format("--ny {} needs more than 65535 blocks of 8 rows", o.ny));
   const std::vector<Variant> chosen =
       cudalab::select_variants(stencil::all_variants(), stencil::variant_name, o.variant);
-  if (o.variant != "all") {
-    const std::string own = stencil::kind_name(stencil::kind_of(chosen.front()));
-    if (cli.given("--section") && o.section != own) {
-      throw cudalab::UsageError(fmt::format("--variant {} is a {} variant, not {}", o.variant, own, o.section));
-    }
-    o.section = own;
-  }
+  cli.narrow_section(o.section, o.variant, stencil::kind_name(stencil::kind_of(chosen.front())));
 
   cudalab::LabRun run("stencil", o.common, "float", 256);
   const double cells2 = static_cast<double>(o.nx * o.ny), cells3 = static_cast<double>(o.n3 * o.n3 * o.n3);
@@ -99,38 +79,30 @@ int run(int argc, char** argv) {
     }, {false}, {"radius", "R"});
   }
 
-  int code = cudalab::kExitSuccess;
-  const auto keep = [&code](int c) { code = code == cudalab::kExitSuccess ? c : code; };
   if (wants(o, stencil::Kind::kConv)) {
     stencil::ConvProblem p(nx, ny, o.radius, o.common.seed, cudalab::Replays::kCaught);
     run.report().field("radius", "conv filter radius", o.radius, fmt::format("({0} x {0} taps, constant memory)", 2 * o.radius + 1));
     run.report().field("conv_checked", "conv elements checked", static_cast<long long>(p.checked()),
                        fmt::format("of {}", nx * static_cast<long long>(ny)));
-    cudalab::Section s;
-    s.key = "conv";
-    s.heading = fmt::format("conv: {} x {}, R = {} (GB/s: the image read and written once; % FP32: the FMAs)", nx,
-                            ny, o.radius);
+    cudalab::Section s = cudalab::Section::titled(
+        "conv", fmt::format("conv: {} x {}, R = {} (GB/s: the image read and written once; % FP32: the FMAs)", nx, ny,
+                            o.radius));
     s.peak_gflops = fp32_peak;
-    keep(run.section(s, p.rungs(chosen)));
+    run.section(s, p.rungs(chosen));
   }
-  if (wants(o, stencil::Kind::kHeat2d)) {
-    stencil::HeatProblem p(nx, ny, 1, o.steps, false, o.common.seed + 10, cudalab::Replays::kCaught);
-    cudalab::Section s;
-    s.key = "heat2d";
-    s.heading = fmt::format("heat2d: {} x {}, {} steps per run (GB/s: the field read and written once per run, the "
-                            "least any number of steps needs)", nx, ny, o.steps);
-    s.after = per_step_cells(cells2, o.steps, y.copy_gbps);
-    keep(run.section(s, p.rungs(chosen)));
+  for (const bool three_d : {false, true}) {
+    if (!wants(o, three_d ? stencil::Kind::kHeat3d : stencil::Kind::kHeat2d)) continue;
+    stencil::HeatProblem p(three_d ? n3 : nx, three_d ? n3 : ny, three_d ? n3 : 1, o.steps, three_d,
+                           o.common.seed + (three_d ? 20 : 10), cudalab::Replays::kCaught);
+    cudalab::Section s = cudalab::Section::titled(
+        three_d ? "heat3d" : "heat2d",
+        three_d ? fmt::format("heat3d: {0} x {0} x {0}, {1} steps per run", n3, o.steps)
+                : fmt::format("heat2d: {} x {}, {} steps per run (GB/s: the field read and written once per run, the "
+                              "least any number of steps needs)", nx, ny, o.steps));
+    s.after = stencil::per_step_columns(three_d ? cells3 : cells2, o.steps, y.copy_gbps);
+    run.section(s, p.rungs(chosen));
   }
-  if (wants(o, stencil::Kind::kHeat3d)) {
-    stencil::HeatProblem p(n3, n3, n3, o.steps, true, o.common.seed + 20, cudalab::Replays::kCaught);
-    cudalab::Section s;
-    s.key = "heat3d";
-    s.heading = fmt::format("heat3d: {0} x {0} x {0}, {1} steps per run", n3, o.steps);
-    s.after = per_step_cells(cells3, o.steps, y.copy_gbps);
-    keep(run.section(s, p.rungs(chosen)));
-  }
-  return code;
+  return run.exit_code();
 }
 
 }  // namespace

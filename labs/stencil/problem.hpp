@@ -5,6 +5,7 @@
 // of every element, and fresh inputs for every timed launch (the input times ±2^k:
 // InputSets::add_scaled; every stencil here is linear, so the answer is the first's times the
 // same number), so that a cached or replayed result is caught.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -132,5 +133,19 @@ class HeatProblem {
   const float* result_ = nullptr;
   Answer want_;
 };
+
+// Each heat variant's time per step against the time the copy ceiling needs to read and write
+// the field once: below 1, a step costs less than the memory roof allows one step at a time.
+inline std::function<void(cudalab::LadderResult&)> per_step_columns(double cells, int steps, double copy_gbps) {
+  return [cells, steps, copy_gbps](cudalab::LadderResult& lr) {
+    const double copy_ms = 8.0 * cells / (copy_gbps * 1e6);
+    for (auto& r : lr.rungs) {
+      const bool ok = r.result.correct && copy_gbps > 0;
+      const double step_ms = r.result.timing.median_ms / steps;
+      r.cells.push_back({"step_ms", "ms/step", ok ? cudalab::Value(step_ms, 4) : cudalab::Value()});
+      r.cells.push_back({"step_over_copy", "step / copy", ok ? cudalab::Value(step_ms / copy_ms, 2) : cudalab::Value()});
+    }
+  };
+}
 
 }  // namespace stencil
