@@ -43,21 +43,14 @@ inline bool verify(const std::string& variant, const HostPlanes& expected, const
   return ok;
 }
 
-inline std::vector<std::uint8_t> negative(const std::vector<std::uint8_t>& v) {
-  std::vector<std::uint8_t> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<std::uint8_t>(255 - v[i]);
-  return out;
-}
-
 class Problem {
  public:
   Problem(const std::vector<std::uint8_t>& rgba, std::size_t width, std::size_t height, cudalab::Replays replays)
       : width_(width), height_(height), pixels_(width * height), d_rgba_(rgba), d_planes_(pixels_) {
-    expected_[0] = reference_planes(rgba.data(), pixels_);
-    if (replays == cudalab::Replays::kCaught) {
-      for (int c = 0; c < 4; ++c) expected_[1][c] = negative(expected_[0][c]);
+    expected_ = reference_planes(rgba.data(), pixels_);
+    if (replays == cudalab::Replays::kCaught) {  // fresh bytes for every timed launch
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(d_rgba_, negative(rgba));
+      sets_->add_rotated(d_rgba_, 256);
     }
   }
   Problem(const Problem&) = delete;  // its rungs hold references to it
@@ -68,7 +61,10 @@ class Problem {
   void poison() { d_planes_.poison(); }
   bool check(const std::string& variant) {
     d_planes_.download(actual_, pixels_);
-    return verify(variant, cudalab::current_answer(sets_.get(), expected_[0], expected_[1]), actual_, width_);
+    if (shift() == 0) return verify(variant, expected_, actual_, width_);
+    HostPlanes want;
+    for (int c = 0; c < 4; ++c) want[c] = rotated(expected_[c], shift());
+    return verify(variant, want, actual_, width_);
   }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
 
@@ -109,11 +105,10 @@ class Problem {
     return t;
   }
 
-  // The planes of the last check, of the image as given (turned back if the negative was last).
+  // The planes of the last check, of the image as given (the last launch's rotation undone).
   HostPlanes planes() const {
-    if (!(sets_ && sets_->current() == 1)) return actual_;
     HostPlanes out;
-    for (int c = 0; c < 4; ++c) out[c] = negative(actual_[c]);
+    for (int c = 0; c < 4; ++c) out[c] = rotated(actual_[c], (256 - shift()) % 256);
     return out;
   }
 
@@ -128,7 +123,10 @@ class Problem {
 
  private:
   std::size_t width_, height_, pixels_;
-  HostPlanes expected_[2], actual_;
+  // The rotation of the bytes in the device image now (0: the image as given).
+  std::uint64_t shift() const { return sets_ ? sets_->rotation(256) : 0; }
+
+  HostPlanes expected_, actual_;
   cudalab::DeviceBuffer<std::uint8_t> d_rgba_;
   DevicePlanes d_planes_;
   std::unique_ptr<cudalab::InputSets> sets_;

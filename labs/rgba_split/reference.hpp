@@ -28,4 +28,12 @@ inline HostPlanes reference_planes(const std::uint8_t* rgba, std::size_t pixels)
   return out;
 }
 
+// Every byte plus `shift`, modulo 256: a timed launch's fresh image (InputSets::add_rotated), and
+// its planes (the split moves bytes, so it commutes with any change of each byte).
+inline std::vector<std::uint8_t> rotated(const std::vector<std::uint8_t>& v, std::uint64_t shift) {
+  std::vector<std::uint8_t> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<std::uint8_t>((v[i] + shift) % 256);
+  return out;
+}
+
 }  // namespace rgba_split

@@ -33,6 +33,23 @@ TEST(RgbaReference, SplitsChannels) {
   EXPECT_EQ(a[1], 8);
 }
 
+// A timed launch's fresh image is every byte plus a number, modulo 256; the check expects the
+// planes of the image as given, rotated the same way (the split only moves bytes).
+TEST(RgbaReference, ThePlanesOfARotatedImageAreTheRotatedPlanes) {
+  const std::size_t pixels = 1000;
+  const std::vector<std::uint8_t> rgba = cudalab::random_bytes(4 * pixels, 9);
+  const rgba_split::HostPlanes planes = rgba_split::reference_planes(rgba.data(), pixels);
+  for (std::uint64_t shift : {std::uint64_t{1}, std::uint64_t{129}, std::uint64_t{255}}) {
+    const std::vector<std::uint8_t> moved = rgba_split::rotated(rgba, shift);
+    const rgba_split::HostPlanes got = rgba_split::reference_planes(moved.data(), pixels);
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(got[c], rgba_split::rotated(planes[c], shift)) << c << " " << shift;
+      EXPECT_NE(got[c], planes[c]) << c << " " << shift;
+      EXPECT_EQ(rgba_split::rotated(got[c], 256 - shift), planes[c]);  // undone
+    }
+  }
+}
+
 TEST(RgbaGrid, TheNotes76x62Example) {
   // 76 x 62 with 16 x 16 blocks: 5 x 4 = 20 blocks, 5120 threads, 408 idle (7.97%).
   const auto l = rgba_split::plan_launch(Variant::kNaive, 76, 62);
