@@ -284,6 +284,13 @@ inline double batched_gemv_intensity(double rows, double cols, double batch) {
   return flops(rows, batch, cols) / min_bytes(rows, batch, cols);
 }
 
+// The batch at which that intensity reaches `ridge` (FLOP per byte), to 1 % (at most 10^6).
+inline double predicted_knee(double rows, double cols, double ridge) {
+  double knee = 1;
+  while (knee < 1e6 && batched_gemv_intensity(rows, cols, knee) < ridge) knee *= 1.01;
+  return knee;
+}
+
 // The knee of a time-over-batch curve (batches doubling, in order): the batch from which every
 // doubling of the batch costs at least 1.25 x the time, i.e. where the time stops being flat and
 // starts growing with the work. (Not the first rise: a library may change kernels between b = 1

@@ -209,6 +209,13 @@ TEST(MatmulArithmetic, TheKneeIsWhereEveryDoublingCostsTime) {
                              {128, 0.34}, {256, 0.72}, {512, 1.35}}),
             32);
   EXPECT_EQ(matmul::knee_of({{1, 1.0}, {2, 1.0}, {4, 1.0}}), 0);       // never rises
+  // the predicted knee: the first batch (to 1 %) whose intensity reaches the ridge
+  for (double ridge : {1.0, 14.0, 60.0}) {
+    const double knee = matmul::predicted_knee(8192, 8192, ridge);
+    EXPECT_GE(matmul::batched_gemv_intensity(8192, 8192, knee), ridge) << ridge;
+    EXPECT_LT(matmul::batched_gemv_intensity(8192, 8192, knee / 1.01), ridge) << ridge;
+  }
+  EXPECT_EQ(matmul::predicted_knee(8192, 8192, 0.1), 1.0);  // reached by one vector
   EXPECT_EQ(matmul::knee_of({{1, 1.0}, {2, 2.0}, {4, 4.0}}), 1);       // rising from the start
   EXPECT_EQ(matmul::knee_of({{1, 1.0}}), 0);
   EXPECT_EQ(matmul::knee_of({{1, 1.0}, {2, 2.0}, {4, 2.1}}), 0);       // the last doubling is flat
