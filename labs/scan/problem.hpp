@@ -17,6 +17,26 @@
 
 namespace scan {
 
+// The number the inputs in the buffers now are the base inputs times (1: no fresh inputs, or the
+// base): ±2^k for float, an odd int32 for int (InputSets::add_scaled).
+template <typename T>
+double multiplier_of(const cudalab::InputSets* sets) {
+  if (!sets) return 1.0;
+  if constexpr (std::is_integral_v<T>) return static_cast<double>(sets->scale(std::int32_t{1}));
+  else return sets->scale(1.0);
+}
+
+// x times that number as the device's scaling kernel computes it: exactly for a power of two;
+// modulo 2^32 for int.
+template <typename T>
+T scaled(T x, double m) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<std::uint32_t>(x) * static_cast<std::uint32_t>(static_cast<std::int64_t>(m)));
+  } else {
+    return static_cast<T>(x * static_cast<T>(m));
+  }
+}
+
 template <typename T>
 class Problem {
  public:
@@ -40,11 +60,7 @@ class Problem {
   }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
   // The number the inputs in the buffers now are x times.
-  double multiplier() const {
-    if (!sets_) return 1.0;
-    if constexpr (std::is_integral_v<T>) return static_cast<double>(sets_->scale(std::int32_t{1}));
-    else return sets_->scale(1.0);
-  }
+  double multiplier() const { return multiplier_of<T>(sets_.get()); }
 
   // One rung per chosen variant (its cells: the launches it took and its tile), then CUB's.
   std::vector<cudalab::Rung> rungs(const std::string& chosen) {
@@ -76,27 +92,25 @@ class Problem {
 };
 
 // Stream compaction's problem (the x > 0 of x, in order): the bytes it must move (read every
-// element, write the kept ones), the poisoned output and count, the check of the count and of
-// every kept element, and -x as the second input set (it keeps the other elements: its answer
-// differs from the first's in every element, so a replayed result is caught).
+// element, write the kept ones: those of x itself), the poisoned output and count, the check of
+// the count and of every kept element, and fresh inputs for every timed launch (x times ±2^k or
+// an odd int, as the scan's): which elements are kept changes with the sign of the number (for
+// int, with the wrapped product), so the CPU selects again from the scaled x when it checks.
 template <typename T>
 class CompactionProblem {
  public:
   CompactionProblem(std::size_t n, std::uint64_t seed, cudalab::Replays replays)
       : x_(make_input<T>(n, seed)), in_(x_), out_(n), count_(1), ws_(n), cub_(in_.data(), out_.data(), count_.data(), n) {
-    want_[0] = compaction_reference(x_);
+    want_ = compaction_reference(x_);
     if (replays == cudalab::Replays::kCaught) {
-      std::vector<T> negated(n);
-      for (std::size_t i = 0; i < n; ++i) negated[i] = static_cast<T>(-x_[i]);
-      want_[1] = compaction_reference(negated);
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(in_, negated);
+      sets_->add_scaled(in_);
     }
   }
   CompactionProblem(const CompactionProblem&) = delete;  // its rungs hold references to it
   CompactionProblem& operator=(const CompactionProblem&) = delete;
 
-  double bytes() const { return static_cast<double>(x_.size() + want_[0].size()) * sizeof(T); }
+  double bytes() const { return static_cast<double>(x_.size() + want_.size()) * sizeof(T); }
   double flops() const { return 0; }
   void poison() {
     out_.fill_bytes(0x7F);
@@ -104,11 +118,10 @@ class CompactionProblem {
   }
   bool check(const std::string& variant) const {
     const std::vector<T> got = out_.download();
-    return compaction_matches(cudalab::current_answer(sets_.get(), want_[0], want_[1]), count_.download()[0],
-                              got.data(), variant.c_str());
+    return compaction_matches(current_answer(), count_.download()[0], got.data(), variant.c_str());
   }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
-  std::size_t kept() const { return want_[0].size(); }
+  std::size_t kept() const { return want_.size(); }
 
   // One rung per chosen variant (its launches as a cell), then CUB's DeviceSelect::If.
   std::vector<cudalab::Rung> rungs(const std::string& chosen) {
@@ -127,8 +140,17 @@ class CompactionProblem {
   }
 
  private:
+  // The x > 0 of the inputs in the buffer now: x's own, or those of x times the launch's number.
+  std::vector<T> current_answer() const {
+    const double m = multiplier_of<T>(sets_.get());
+    if (m == 1.0) return want_;
+    std::vector<T> x(x_.size());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = scaled(x_[i], m);
+    return compaction_reference(x);
+  }
+
   std::vector<T> x_;
-  std::vector<T> want_[2];
+  std::vector<T> want_;
   cudalab::DeviceBuffer<T> in_, out_;
   cudalab::DeviceBuffer<unsigned long long> count_;
   compaction::Workspace ws_;

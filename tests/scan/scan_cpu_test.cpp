@@ -8,6 +8,7 @@
 
 #include "common/ladder.hpp"
 #include "common/random.hpp"
+#include "problem.hpp"
 #include "reference.hpp"
 #include "scan.hpp"
 
@@ -75,6 +76,23 @@ TEST(ScanReference, ScaledInputsExpectTheScaledScan) {
   EXPECT_EQ(scan::first_mismatch(xf, gotf.data(), Kind::kInclusive, mf), xf.size());
   EXPECT_LT(scan::first_mismatch(xf, gotf.data(), Kind::kInclusive, -mf), xf.size());
   EXPECT_LT(scan::first_mismatch(xf, gotf.data(), Kind::kInclusive, 2 * mf), xf.size());
+}
+
+// Compaction's fresh inputs: the CPU scales x as the device does and selects again; a negative
+// number keeps the elements that were negative, and a wrapped int product keeps others still.
+TEST(ScanReference, CompactionOfScaledInputsSelectsFromTheScaledValues) {
+  const std::vector<float> x{0.5f, -1.0f, 2.0f, -0.25f, 0.0f};
+  EXPECT_EQ(scan::scaled(-1.0f, -4.0), 4.0f);
+  std::vector<float> down(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) down[i] = scan::scaled(x[i], -0.5);
+  EXPECT_EQ(scan::compaction_reference(down), (std::vector<float>{0.5f, 0.125f}));
+  EXPECT_EQ(scan::scaled(2147483647, 3.0), 2147483645);  // (2^31 - 1) * 3 modulo 2^32
+  EXPECT_EQ(scan::scaled(-7, static_cast<double>(cudalab::fresh_int_multiplier(0))), -21);
+  const std::vector<int> big{1 << 30, -(1 << 30), 5};
+  std::vector<int> times3(big.size());
+  for (std::size_t i = 0; i < big.size(); ++i) times3[i] = scan::scaled(big[i], 3.0);
+  // 3 * 2^30 wraps to -2^30 (dropped), 3 * -2^30 to +2^30 (kept)
+  EXPECT_EQ(scan::compaction_reference(times3), (std::vector<int>{1 << 30, 15}));
 }
 
 TEST(ScanReference, FloatAdmitsAnyOrderOfAdditionsAndNoMissingElement) {
