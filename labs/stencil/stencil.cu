@@ -129,6 +129,30 @@ __global__ void __launch_bounds__(kBx* kBy) heat2d_shared(const float* __restric
       heat5(tile[ty][tx], tile[ty - 1][tx], tile[ty + 1][tx], tile[ty][tx - 1], tile[ty][tx + 1], a);
 }
 
+// Register tiling along y, with coarsening: each thread walks kColumnRows rows of its column, the
+// cell north of it, its own and the one south in registers (one new load per cell: the south
+// one), west and east from global memory (the row the warp loaded as "south" one step before:
+// L1 hits). DRAM sees each row about once, plus one row above and below each 128-row band.
+constexpr int kColumnRows = 16;
+
+__global__ void __launch_bounds__(kBx* kBy) heat2d_columns(const float* __restrict__ in, float* __restrict__ out, int nx,
+                                                           int ny, float a) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y0 = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * kColumnRows;
+  if (x >= nx || y0 >= ny) return;
+  const int xw = clampi(x - 1, nx - 1), xe = clampi(x + 1, nx - 1);
+  const int y_end = y0 + kColumnRows < ny ? y0 + kColumnRows : ny;
+  float n = in[static_cast<std::size_t>(clampi(y0 - 1, ny - 1)) * nx + x];
+  float c = in[static_cast<std::size_t>(y0) * nx + x];
+  for (int y = y0; y < y_end; ++y) {
+    const std::size_t row = static_cast<std::size_t>(y) * nx;
+    const float s = in[static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x];
+    out[row + x] = heat5(c, n, s, in[row + xw], in[row + xe], a);
+    n = c;
+    c = s;
+  }
+}
+
 // Temporal blocking: k (<= kTemporalSteps) steps in shared memory per launch. The block owns a
 // kTw x kTw tile of outputs and loads it with a halo of kTemporalSteps cells; step s is valid on
 // the region shrunk by s, so after k steps the tile itself is right, and DRAM saw one read and
@@ -266,6 +290,8 @@ const std::vector<Row>& ladder() {
       {Variant::kHeat2dNaive, "heat2d_naive", "one step per launch, global loads", Kind::kHeat2d},
       {Variant::kHeat2dSharedTile, "heat2d_shared_tile", "one step per launch from a shared tile with a 1-cell halo",
        Kind::kHeat2d},
+      {Variant::kHeat2dColumns, "heat2d_columns",
+       "each thread 16 rows of a column: north, centre and south in registers, one new load per cell", Kind::kHeat2d},
       {Variant::kHeat2dTemporal, "heat2d_temporal",
        "4 steps per launch in shared memory (a 4-cell halo): one DRAM read and write per 4 steps", Kind::kHeat2d},
       {Variant::kHeat3dNaive, "heat3d_naive", "one thread per (x, y) column marching in z, global loads", Kind::kHeat3d},
@@ -345,7 +371,7 @@ const float* heat2d(Variant v, const float* u0, float* a, float* b, int nx, int 
   if (kind_of(v) != Kind::kHeat2d) throw std::invalid_argument("heat2d: " + variant_name(v) + " is not a 2D heat step");
   if (steps < 1) throw std::invalid_argument("heat2d: at least one step");
   const bool temporal = v == Variant::kHeat2dTemporal;
-  require_grid(nx, ny, temporal ? kTw : kBy);
+  require_grid(nx, ny, temporal ? kTw : v == Variant::kHeat2dColumns ? kBy * kColumnRows : kBy);
   const dim3 block(kBx, kBy);
   const float* from = u0;
   float* to = a;
@@ -356,6 +382,8 @@ const float* heat2d(Variant v, const float* u0, float* a, float* b, int nx, int 
       heat2d_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
     } else if (v == Variant::kHeat2dSharedTile) {
       heat2d_shared<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
+    } else if (v == Variant::kHeat2dColumns) {
+      heat2d_columns<<<grid_2d(nx, ny, kBx, kBy * kColumnRows), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
     } else {
       heat2d_temporal<<<grid_2d(nx, ny, kTw, kTw), block, 0, stream>>>(from, to, nx, ny, kAlpha2d, k);
     }

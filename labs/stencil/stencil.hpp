@@ -31,6 +31,7 @@ enum class Variant {
   kConvSharedCoarse,  // the same tile 4 times taller, 4 outputs/thread: less halo per output
   kHeat2dNaive,       // one step per launch, global loads
   kHeat2dSharedTile,  // one step per launch from a shared tile with a 1-cell halo
+  kHeat2dColumns,     // register tiling along y: 16 rows per thread, north/centre/south in registers
   kHeat2dTemporal,    // kTemporalSteps steps per launch in shared memory: a halo of that width
   kHeat3dNaive,       // one thread per (x, y) column marching in z, global loads
   kHeat3dPlane,       // 2.5D blocking: the current plane in shared memory, z - 1 and z + 1 in registers
