@@ -57,8 +57,9 @@ int run(int argc, char** argv) {
   cudalab::LabRun run("sort", o.common, o.type);
   const double per_key = o.pairs ? 8.0 : 4.0;
   // keys (and values), their second set, two ping-pong buffers (the bitonic one padded to a power
-  // of two), CUB's output and scratch; the CPU: the inputs, two answers, the sort's order
-  cudalab::require_device_memory(8.0 * per_key * static_cast<double>(n), fmt::format("a sort of {} keys", n));
+  // of two), CUB's output and scratch, the tiles' counts and the one-sweep look-back's state (a
+  // byte per key at most); the CPU: the inputs, two answers, the sort's order
+  cudalab::require_device_memory((8.0 * per_key + 1.0) * static_cast<double>(n), fmt::format("a sort of {} keys", n));
   cudalab::require_host_memory(4.0 * per_key * static_cast<double>(n) + 12.0 * static_cast<double>(n),
                                fmt::format("a sort of {} keys", n));
   run.report().field("n", "N (keys)", o.n);

@@ -9,6 +9,7 @@
 #include "sort.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cuda/atomic>
 
 #include <algorithm>
 #include <stdexcept>
@@ -149,23 +150,18 @@ __global__ void __launch_bounds__(kRadixThreads) radix_count(const std::uint32_t
   // STUDENT-END(sort.radix_count)
 }
 
-// Pass 3 of 3: every key of the tile to offsets[digit * tiles + tile] plus its rank among the
-// tile's keys of its digit that come before it. A round of 256 keys at a time: within a warp,
-// __match_any_sync finds the lanes of the same digit and the lower ones count; the warps before
-// add theirs (warp_counts); the rounds before add theirs (running).
+// The scatter of one tile: every key to base[digit] plus its rank among the tile's keys of its
+// digit that come before it. A round of 256 keys at a time: within a warp, __match_any_sync finds
+// the lanes of the same digit and the lower ones count; the warps before add theirs
+// (warp_counts); the rounds before add theirs (running, zero at the start). base and running are
+// written by the caller before its barrier; the first round's barrier covers them.
 template <int BITS, bool PAIRS>
-__global__ void __launch_bounds__(kRadixThreads) radix_scatter(const std::uint32_t* keys_in, const std::uint32_t* values_in,
-                                                               std::uint32_t* keys_out, std::uint32_t* values_out,
-                                                               std::size_t n, int shift, bool is_float,
-                                                               const std::uint32_t* offsets, std::size_t tiles) {
+__device__ void scatter_rounds(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
+                               std::uint32_t* values_out, std::size_t n, int shift, bool is_float, std::size_t tile,
+                               const std::uint32_t* base, std::uint32_t* running,
+                               std::uint32_t (*warp_counts)[1 << BITS]) {
   constexpr int kDigits = 1 << BITS;
-  __shared__ std::uint32_t base[kDigits], running[kDigits], warp_counts[kRadixWarps][kDigits];
-  const std::size_t tile = blockIdx.x;
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
-    base[d] = offsets[static_cast<std::size_t>(d) * tiles + tile];
-    running[d] = 0;
-  }
   for (int k = 0; k < kRadixItems; ++k) {
     for (int e = static_cast<int>(threadIdx.x); e < kRadixWarps * kDigits; e += kRadixThreads) {
       warp_counts[e / kDigits][e % kDigits] = 0;
@@ -196,6 +192,113 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const std::uint32
     }
     __syncthreads();
   }
+}
+
+// Pass 3 of 3: every key of the tile to offsets[digit * tiles + tile] plus its rank in the tile.
+template <int BITS, bool PAIRS>
+__global__ void __launch_bounds__(kRadixThreads) radix_scatter(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+                                                               std::uint32_t* keys_out, std::uint32_t* values_out,
+                                                               std::size_t n, int shift, bool is_float,
+                                                               const std::uint32_t* offsets, std::size_t tiles) {
+  constexpr int kDigits = 1 << BITS;
+  __shared__ std::uint32_t base[kDigits], running[kDigits], warp_counts[kRadixWarps][kDigits];
+  const std::size_t tile = blockIdx.x;
+  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads) {
+    base[d] = offsets[static_cast<std::size_t>(d) * tiles + tile];
+    running[d] = 0;
+  }
+  scatter_rounds<BITS, PAIRS>(keys_in, values_in, keys_out, values_out, n, shift, is_float, tile, base, running,
+                              warp_counts);
+}
+
+// ---- the one-sweep radix sort (8-bit digits): the four passes' digit counts in one read of the
+// keys; then per pass one kernel that counts its tile's digits, finds the tile's place among the
+// tiles before it by a decoupled look-back (Merrill and Garland, as the scan lab's single pass),
+// and scatters: 8 bytes per key per pass, plus the first read ----
+
+constexpr int kSweepDigits = 256, kSweepPasses = 4;
+static_assert(kRadixThreads == kSweepDigits, "one thread per digit in the look-back");
+constexpr unsigned long long kSweepAggregate = 1ull << 32, kSweepPrefix = 2ull << 32;  // a state word's flag
+using SweepState = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+// counts[pass * 256 + digit]: the keys whose digit `pass` (bits 8 pass .. 8 pass + 7 of the sort
+// bits) is `digit`, every pass from one read; each block counts in shared memory first.
+__global__ void __launch_bounds__(256) sweep_counts(const std::uint32_t* keys, std::size_t n, bool is_float,
+                                                    std::uint32_t* counts) {
+  __shared__ std::uint32_t h[kSweepPasses * kSweepDigits];
+  for (int e = static_cast<int>(threadIdx.x); e < kSweepPasses * kSweepDigits; e += 256) h[e] = 0;
+  __syncthreads();
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * 256 + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * 256) {
+    const std::uint32_t b = bits_of(keys[i], is_float);
+#pragma unroll
+    for (int p = 0; p < kSweepPasses; ++p) atomicAdd(&h[p * kSweepDigits + ((b >> (8 * p)) & 255u)], 1u);
+  }
+  __syncthreads();
+  for (int e = static_cast<int>(threadIdx.x); e < kSweepPasses * kSweepDigits; e += 256) {
+    if (h[e] != 0) atomicAdd(&counts[e], h[e]);
+  }
+}
+
+// Each pass's 256 counts turned into their exclusive scan, in place: where each digit's keys
+// begin (1,024 additions: one thread).
+__global__ void sweep_offsets(std::uint32_t* counts) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  for (int p = 0; p < kSweepPasses; ++p) {
+    std::uint32_t run = 0;
+    for (int d = 0; d < kSweepDigits; ++d) {
+      const std::uint32_t c = counts[p * kSweepDigits + d];
+      counts[p * kSweepDigits + d] = run;
+      run += c;
+    }
+  }
+}
+
+// One pass: the block takes the next tile (in the order blocks start, so every tile it waits for
+// has started and publishes without waiting), counts its digits, publishes them (flag
+// aggregate), looks back, one thread per digit, over the tiles before it until one has published
+// its inclusive prefix (flag prefix), publishes its own prefix, and scatters its keys to
+// offsets[digit] + the tiles before + its rank. state (tiles x 256 words) and the tile counter
+// are zero when the pass starts.
+template <bool PAIRS>
+__global__ void __launch_bounds__(kRadixThreads) sweep_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+                                                            std::uint32_t* keys_out, std::uint32_t* values_out,
+                                                            std::size_t n, int shift, bool is_float,
+                                                            const std::uint32_t* offsets, unsigned long long* state,
+                                                            unsigned* next_tile) {
+  __shared__ std::uint32_t base[kSweepDigits], running[kSweepDigits], warp_counts[kRadixWarps][kSweepDigits];
+  __shared__ std::uint32_t hist[kSweepDigits];
+  __shared__ unsigned tile_id;
+  const int d = static_cast<int>(threadIdx.x);  // this thread's digit in the look-back
+  if (d == 0) tile_id = atomicAdd(next_tile, 1u);
+  hist[d] = 0;
+  running[d] = 0;
+  __syncthreads();
+  const std::size_t tile = tile_id;
+  for (int k = 0; k < kRadixItems; ++k) {
+    const std::size_t i = radix_index(tile, k);
+    if (i < n) atomicAdd(&hist[(bits_of(keys_in[i], is_float) >> shift) & 255u], 1u);
+  }
+  __syncthreads();
+  const std::uint32_t count = hist[d];
+  SweepState mine(state[tile * kSweepDigits + static_cast<std::size_t>(d)]);
+  std::uint32_t before = 0;
+  if (tile == 0) {
+    mine.store(kSweepPrefix | count, cuda::memory_order_release);
+  } else {
+    mine.store(kSweepAggregate | count, cuda::memory_order_release);
+    for (std::size_t j = tile; j-- > 0;) {
+      SweepState other(state[j * kSweepDigits + static_cast<std::size_t>(d)]);
+      unsigned long long word = other.load(cuda::memory_order_acquire);
+      while ((word >> 32) == 0) word = other.load(cuda::memory_order_acquire);  // not yet published
+      before += static_cast<std::uint32_t>(word);
+      if ((word & kSweepPrefix) != 0) break;
+    }
+    mine.store(kSweepPrefix | (before + count), cuda::memory_order_release);
+  }
+  base[d] = offsets[d] + before;
+  scatter_rounds<8, PAIRS>(keys_in, values_in, keys_out, values_out, n, shift, is_float, tile, base, running,
+                           warp_counts);
 }
 
 // ---- bitonic sort: compare-exchange steps over the keys padded to a power of two ----
@@ -393,6 +496,10 @@ const std::vector<Row>& ladder() {
        true},
       {Variant::kRadix4, "radix4", "LSD radix, 4-bit digits: 8 passes of count, scan, stable scatter", true},
       {Variant::kRadix8, "radix8", "LSD radix, 8-bit digits: 4 passes, 256 counters per tile", true},
+      {Variant::kOnesweep, "onesweep",
+       "one-sweep radix (8-bit digits): every pass's digit counts in one read, then per pass one kernel: count the "
+       "tile, a decoupled look-back for its place, scatter",
+       true},
   };
   return rows;
 }
@@ -436,6 +543,36 @@ int radix_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values
 }
 
 template <bool PAIRS>
+int onesweep_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n,
+                  std::uint32_t* const kb[2], std::uint32_t* const vb[2], std::uint32_t* counts,
+                  unsigned long long* state, unsigned* next_tile, Sorted& out, cudaStream_t stream) {
+  const bool is_float = t == KeyType::kFloat;
+  const std::size_t tiles = cudalab::ceil_div(n, static_cast<std::size_t>(kRadixTile));
+  CUDA_CHECK(cudaMemsetAsync(counts, 0, kSweepPasses * kSweepDigits * sizeof(std::uint32_t), stream));
+  CUDA_CHECK(cudaMemsetAsync(next_tile, 0, kSweepPasses * sizeof(unsigned), stream));
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>(tiles, 2048));
+  sweep_counts<<<blocks, 256, 0, stream>>>(keys, n, is_float, counts);
+  CUDA_CHECK_LAUNCH("sweep_counts");
+  sweep_offsets<<<1, 32, 0, stream>>>(counts);
+  CUDA_CHECK_LAUNCH("sweep_offsets");
+  int launches = 2, to = 0;
+  const std::uint32_t* kin = keys;
+  const std::uint32_t* vin = values;
+  for (int p = 0; p < kSweepPasses; ++p, to ^= 1) {
+    CUDA_CHECK(cudaMemsetAsync(state, 0, tiles * kSweepDigits * sizeof(unsigned long long), stream));
+    sweep_pass<PAIRS><<<static_cast<unsigned>(tiles), kRadixThreads, 0, stream>>>(
+        kin, vin, kb[to], vb[to], n, 8 * p, is_float, counts + p * kSweepDigits, state, next_tile + p);
+    CUDA_CHECK_LAUNCH("sweep_pass");
+    ++launches;
+    kin = kb[to];
+    vin = vb[to];
+  }
+  out.keys = kin;
+  out.values = PAIRS ? vin : nullptr;
+  return launches;
+}
+
+template <bool PAIRS>
 int merge_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n, std::uint32_t* const kb[2],
                std::uint32_t* const vb[2], Sorted& out, cudaStream_t stream) {
   const bool is_float = t == KeyType::kFloat;
@@ -469,8 +606,12 @@ Workspace::Workspace(std::size_t capacity, bool pairs)
             cudalab::DeviceBuffer<std::uint32_t>(std::max<std::size_t>(capacity, 1))},
       values_{cudalab::DeviceBuffer<std::uint32_t>(pairs ? std::max<std::size_t>(capacity, 1) : 0),
               cudalab::DeviceBuffer<std::uint32_t>(pairs ? std::max<std::size_t>(capacity, 1) : 0)},
-      counts_(256 * cudalab::ceil_div(std::max<std::size_t>(capacity, 1), static_cast<std::size_t>(kRadixTile))),
-      scan_sums_(counts_.size() / (kScanTile - 1) + 64) {}
+      counts_(std::max<std::size_t>(kSweepPasses * kSweepDigits,
+                                    256 * cudalab::ceil_div(std::max<std::size_t>(capacity, 1),
+                                                            static_cast<std::size_t>(kRadixTile)))),
+      scan_sums_(counts_.size() / (kScanTile - 1) + 64),
+      sweep_state_(counts_.size()),
+      sweep_tiles_(kSweepPasses) {}
 
 void Workspace::poison() {
   for (auto* b : {&keys_[0], &keys_[1], &values_[0], &values_[1]}) {
@@ -496,6 +637,13 @@ Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t
   }
   std::uint32_t* const kb[2] = {ws.keys_[0].data(), ws.keys_[1].data()};
   std::uint32_t* const vb[2] = {values ? ws.values_[0].data() : nullptr, values ? ws.values_[1].data() : nullptr};
+  if (v == Variant::kOnesweep) {
+    out.launches = values ? onesweep_sort<true>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.sweep_state_.data(),
+                                                ws.sweep_tiles_.data(), out, stream)
+                          : onesweep_sort<false>(t, keys, nullptr, n, kb, vb, ws.counts_.data(), ws.sweep_state_.data(),
+                                                 ws.sweep_tiles_.data(), out, stream);
+    return out;
+  }
   if (v == Variant::kMerge) {
     out.launches = values ? merge_sort<true>(t, keys, values, n, kb, vb, out, stream)
                           : merge_sort<false>(t, keys, nullptr, n, kb, vb, out, stream);

@@ -3,8 +3,9 @@
 // a bitonic sorting network (the comparison-based baseline), a merge sort (tiles sorted in shared
 // memory, then merge passes placed by merge path), LSD radix sort with 4-bit and 8-bit digits
 // (each pass a histogram of the tiles' digits, a scan of those counts, and a stable scatter: the
-// histogram and scan labs' patterns, one after the other), timed against cub::DeviceRadixSort in
-// the same run.
+// histogram and scan labs' patterns, one after the other) and the one-sweep radix sort (every
+// pass's counts in one read, a decoupled look-back per pass), timed against cub::DeviceRadixSort
+// in the same run.
 //
 // Floats sort by their bits made monotone (the sign flip: negative floats' bits inverted, positive
 // ones' sign bit set), with -0.0 taken as +0.0, as CUB does: -NaN < -inf < ... < -0.0 = +0.0 < ...
@@ -21,7 +22,7 @@
 
 namespace sort {
 
-enum class Variant { kBitonic, kMerge, kRadix4, kRadix8 };
+enum class Variant { kBitonic, kMerge, kRadix4, kRadix8, kOnesweep };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 enum class KeyType { kU32, kFloat };
@@ -53,7 +54,8 @@ Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t
             cudaStream_t stream = nullptr);
 
 // Device scratch for sorts of up to `capacity` keys: two ping-pong buffers of keys and of values,
-// the tiles' digit counts and their scan.
+// the tiles' digit counts and their scan, and the one-sweep sort's look-back state (8 bytes per
+// tile and digit: half a byte per key).
 class Workspace {
  public:
   explicit Workspace(std::size_t capacity, bool pairs);
@@ -65,6 +67,8 @@ class Workspace {
   std::size_t capacity_;
   cudalab::DeviceBuffer<std::uint32_t> keys_[2], values_[2];
   cudalab::DeviceBuffer<std::uint32_t> counts_, scan_sums_;
+  cudalab::DeviceBuffer<unsigned long long> sweep_state_;  // the one-sweep look-back: a word per tile and digit
+  cudalab::DeviceBuffer<unsigned> sweep_tiles_;            // its tile counter, one per pass
 };
 
 // cub::DeviceRadixSort::SortKeys / SortPairs on the same data, into its own buffers.

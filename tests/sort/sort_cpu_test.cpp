@@ -107,12 +107,13 @@ TEST(SortCheck, AnUnstableFloatSortMaySwapTheZerosButNotChangeABit) {
 
 TEST(SortVariants, TableAndStability) {
   const auto& all = sort::all_variants();
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 5u);
   EXPECT_EQ(sort::variant_name(all.front()), "bitonic");
   EXPECT_FALSE(sort::is_stable(sort::Variant::kBitonic));
   EXPECT_TRUE(sort::is_stable(sort::Variant::kMerge));
   EXPECT_TRUE(sort::is_stable(sort::Variant::kRadix4));
   EXPECT_TRUE(sort::is_stable(sort::Variant::kRadix8));
+  EXPECT_TRUE(sort::is_stable(sort::Variant::kOnesweep));
   for (sort::Variant v : all) {
     sort::Variant parsed{};
     EXPECT_TRUE(sort::parse_variant(sort::variant_name(v), &parsed));
