@@ -1,4 +1,5 @@
 #include "common/cli.hpp"
+#include "common/cuda_check.hpp"
 #include "common/variants.hpp"
 
 #include <gtest/gtest.h>
@@ -86,6 +87,25 @@ TEST(Cli, GivenTellsWhichArgumentsAppeared) {
   EXPECT_EQ(parse(cli, {"7"}), std::nullopt);
   EXPECT_TRUE(cli.given("WIDTH"));
   EXPECT_FALSE(cli.given("HEIGHT"));
+}
+
+// A lab of several sections: one --variant runs only its own section; a --section that names
+// another is a usage error; "all" leaves --section as given.
+TEST(Cli, AVariantNarrowsTheSectionToItsOwn) {
+  const auto narrowed = [](std::vector<std::string> words, const std::string& own) {
+    Cli cli("lab", "test");
+    std::string section = "all", variant = "all";
+    cli.option("--section", section, "s", {"all", "conv", "heat2d"});
+    cli.option("--variant", variant, "v");
+    EXPECT_EQ(parse(cli, std::move(words)), std::nullopt);
+    cli.narrow_section(section, variant, own);
+    return section;
+  };
+  EXPECT_EQ(narrowed({"--variant", "heat2d_naive"}, "heat2d"), "heat2d");
+  EXPECT_EQ(narrowed({"--variant", "heat2d_naive", "--section", "heat2d"}, "heat2d"), "heat2d");
+  EXPECT_EQ(narrowed({"--section", "conv"}, "heat2d"), "conv");  // no --variant: as given
+  EXPECT_EQ(narrowed({}, "heat2d"), "all");
+  EXPECT_THROW(narrowed({"--variant", "heat2d_naive", "--section", "conv"}, "heat2d"), cudalab::UsageError);
 }
 
 TEST(Cli, DefaultsStayWhenNothingIsGiven) {
