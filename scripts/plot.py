@@ -37,9 +37,15 @@ def save(fig, out, name):
     plt.close(fig)
 
 
+def correct(row):
+    """Whether a row's result was right: its "correct" cell (reports from before that column
+    was named so call it "ok")."""
+    return row.get("correct", row.get("ok")) is True
+
+
 def good(rows):
     """The rows whose result was right (a wrong one has no speed to draw: its cells are null)."""
-    return [r for r in rows if r.get("correct") is True]
+    return [r for r in rows if correct(r)]
 
 
 def series(rows, variant, key="n"):
@@ -319,7 +325,7 @@ def plot_latency_hiding(b, gpu, out):
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
     chains = sorted({row["chains"] for row in r["fma"]})
     for c in chains:
-        rows = sorted((row for row in r["fma"] if row["chains"] == c and row["ok"]), key=lambda row: row["warps_per_sm"])
+        rows = sorted((row for row in r["fma"] if row["chains"] == c and correct(row)), key=lambda row: row["warps_per_sm"])
         line, = left.plot([row["warps_per_sm"] for row in rows], [row["percent_of_peak_at_clock"] for row in rows],
                           marker="o", label=f"{c} chain{'s' if c > 1 else ''} per thread")
         left.plot([row["warps_per_sm"] for row in rows], [row["model_percent"] for row in rows], linestyle=":",
@@ -333,7 +339,7 @@ def plot_latency_hiding(b, gpu, out):
     left.set_title("Dependent FMA chains: warps (TLP) x chains (ILP)")
     copy = r["copy_ceiling_gbps"]
     for width, marker in ((4, "o"), (8, "s"), (16, "^")):
-        rows = [row for row in r["reads"] if row["width"] == width and row["ok"]]
+        rows = [row for row in r["reads"] if row["width"] == width and correct(row)]
         right.scatter([row["bytes_in_flight_per_sm"] for row in rows], [row["gbps"] for row in rows], marker=marker, s=18,
                       label=f"{width}-byte loads (warps x loads varied)")
     right.axhline(copy, color="black", linewidth=1, label=f"copy ceiling: {copy:.0f} GB/s")

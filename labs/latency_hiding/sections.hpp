@@ -52,7 +52,7 @@ inline bool arithmetic(cudalab::Report& report, const Options& o, const cudalab:
   const std::vector<int> chains = o.chains ? std::vector<int>{o.chains} : std::vector<int>{1, 2, 4, 8};
   cudalab::Table t({{"warps_per_sm", "warps/SM"}, {"chains", "chains"}, {"model_percent", "model % peak"},
                     {"percent_of_peak_at_clock", "% peak at clock"}, {"gflops", "GFLOP/s"}, {"clock_ghz", "clock GHz"},
-                    {"median_ms", "median ms"}, {"ok", "ok"}});
+                    {"median_ms", "median ms"}, {"correct", "ok"}});
   bool ok = true;
   double best = 0;
   for (int w : powers_of_two_up_to(o.max_warps)) {
@@ -64,7 +64,7 @@ inline bool arithmetic(cudalab::Report& report, const Options& o, const cudalab:
       if (p.correct) best = std::max(best, share);
       t.add_row({w, c, Value(100 * lh::fma_issue_model(w, c), 1), p.correct ? Value(100 * share, 1) : Value(),
                  p.correct ? Value(p.flops / 1e9, 0) : Value(), Value(p.clock_hz / 1e9, 3), Value(p.ms, 4),
-                 Value::shown(p.correct, p.correct ? "yes" : "NO")});
+                 cudalab::correct_cell(p.correct)});
     }
   }
   report.table("fma", t);
@@ -98,12 +98,12 @@ inline bool memory(cudalab::Report& report, const Options& o, const cudalab::Dev
            (a.bytes_in_flight_per_sm == b.bytes_in_flight_per_sm && a.warps_per_sm < b.warps_per_sm);
   });
   cudalab::Table t({{"bytes_in_flight_per_sm", "bytes in flight/SM"}, {"warps_per_sm", "warps/SM"}, {"loads", "loads/thread"},
-                    {"width", "bytes/load"}, {"gbps", "GB/s"}, {"over_copy", "x copy"}, {"median_ms", "median ms"}, {"ok", "ok"}});
+                    {"width", "bytes/load"}, {"gbps", "GB/s"}, {"over_copy", "x copy"}, {"median_ms", "median ms"}, {"correct", "ok"}});
   bool ok = true;
   for (const auto& p : points) {
     ok = ok && p.correct;
     t.add_row({Value(p.bytes_in_flight_per_sm, 0), p.warps_per_sm, p.loads, p.width, p.correct ? Value(p.gbps, 0) : Value(),
-               p.correct ? Value(p.gbps / copy_gbps, 3) : Value(), Value(p.ms, 4), Value::shown(p.correct, p.correct ? "yes" : "NO")});
+               p.correct ? Value(p.gbps / copy_gbps, 3) : Value(), Value(p.ms, 4), cudalab::correct_cell(p.correct)});
   }
   report.table("reads", t);
   if (!unfit.empty()) {
@@ -197,7 +197,7 @@ inline bool barriers(cudalab::Report& report, const Options& o) {
                              o.rounds));
   cudalab::Table t({{"blocks_per_sm", "blocks/SM"}, {"barrier", "barrier"}, {"cycles_per_round", "cycles/round"},
                     {"sm_cycles_per_block_round", "SM cycles per block-round"}, {"model_cycles_per_round", "model (1 block)"},
-                    {"ok", "ok"}});
+                    {"correct", "ok"}});
   bool ok = true;
   for (int blocks : {1, 2, 4, 8}) {
     for (bool barrier : {true, false}) {
@@ -205,7 +205,7 @@ inline bool barriers(cudalab::Report& report, const Options& o) {
       ok = ok && p.correct;
       const double model = barrier ? lh::round_cycles_with_barrier(o.slow) : lh::round_cycles_without_barrier(o.slow, o.fast);
       t.add_row({blocks, Value::shown(barrier, barrier ? "yes" : "no"), Value(p.cycles_per_round, 1),
-                 Value(p.sm_cycles_per_block_round, 1), Value(model, 1), Value::shown(p.correct, p.correct ? "yes" : "NO")});
+                 Value(p.sm_cycles_per_block_round, 1), Value(model, 1), cudalab::correct_cell(p.correct)});
     }
   }
   report.table("barrier", t);

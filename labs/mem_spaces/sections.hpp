@@ -70,12 +70,14 @@ inline bool demo_round(cudalab::Report& report, const std::string& key, const Op
 
   report.field(key + "_weights", "c_weight (read back from the symbol)",
                fmt::format("{{{}, {}, {}, {}}}", w[0], w[1], w[2], w[3]));
-  report.field(key + "_out", "out vs CPU model (exact)", out_check.summary());
+  report.field(key + "_out", "out vs CPU model (exact)", Value::shown(Value(out_check.ok()), out_check.summary()));
   report.field(key + "_scratch", "g_scratch vs CPU model (rounding bound)",
-               scratch_bad == 0 ? fmt::format("all {} blocks within bound", blocks)
-                                : fmt::format("{} of {} blocks outside the bound", scratch_bad, blocks));
-  report.field(key + "_block_count", "g_block_count", fmt::format("{} (expected {})", count, blocks));
-  report.field(key + "_sums", "sum(out) / sum(g_scratch)", fmt::format("{:.4f} / {:.4f}", sum_out, sum_scratch));
+               Value::shown(Value(scratch_bad == 0), scratch_bad == 0 ? fmt::format("all {} blocks within bound", blocks)
+                                                                      : fmt::format("{} of {} blocks outside the bound",
+                                                                                    scratch_bad, blocks)));
+  report.field(key + "_block_count", "g_block_count", Value::shown(Value(count), fmt::format("{} (expected {})", count, blocks)));
+  report.field(key + "_sum_out", "sum(out)", Value(sum_out, 4));
+  report.field(key + "_sum_scratch", "sum(g_scratch)", Value(sum_scratch, 4));
   if (!out_check.ok()) std::fprintf(stderr, "mem_spaces: %s: out differs: %s\n", key.c_str(), out_check.summary().c_str());
   if (scratch_bad) std::fprintf(stderr, "mem_spaces: %s: %zu g_scratch entries differ\n", key.c_str(), scratch_bad);
   if (count != blocks) std::fprintf(stderr, "mem_spaces: %s: g_block_count %d, expected %d\n", key.c_str(), count, blocks);

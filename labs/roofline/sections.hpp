@@ -154,7 +154,7 @@ inline bool instructions(cudalab::Report& report, std::size_t n) {
         break;
       }
     }
-    t.add_row({dv.name, Value(rate / 1e9, 1), "exact", "-"});
+    t.add_row({dv.name, Value(rate / 1e9, 1), Value::shown(Value(0LL), "exact"), Value()});  // integers: no rounding
   }
   std::vector<float> a(n), b(n), c(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -177,9 +177,10 @@ inline bool instructions(cudalab::Report& report, std::size_t n) {
     differ += fused[i] != split[i];
     worst = std::max(worst, roofline::ulp_distance(fused[i], split[i]));
   }
-  t.add_row({"fmaf(a, v, c), dependent", Value(roofline::fma_vs_mul_add(true, a, b, c, 2048, nullptr) / 1e9, 1), "-", "-"});
+  t.add_row({"fmaf(a, v, c), dependent", Value(roofline::fma_vs_mul_add(true, a, b, c, 2048, nullptr) / 1e9, 1), Value(),
+             Value()});
   t.add_row({"__fadd_rn(__fmul_rn(a, v), c), dependent", Value(roofline::fma_vs_mul_add(false, a, b, c, 2048, nullptr) / 1e9, 1),
-             "-", "-"});
+             Value(), Value()});
   report.heading(fmt::format("Instruction throughput ({} elements; exp over [-10, 10] against exp in double)", n));
   report.table("instructions", t);
   report.field("fma_rounding_differs", "a * b + c: fused and unfused differ in", static_cast<long long>(differ),

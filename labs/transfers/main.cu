@@ -270,7 +270,7 @@ int crossover_section(cudalab::Report& report, const Options& o, transfers::Pipe
   }
   report.heading("When the GPU pays, end to end: c = a + b from host memory back to host memory vs the CPU loop");
   report.table("crossover", t);
-  const auto from = [](long long n) { return n < 0 ? Value("not in this range") : Value(n); };
+  const auto from = [](long long n) { return n < 0 ? Value::shown(Value(), "not in this range") : Value(n); };
   report.field("crossover_pageable", "GPU faster from N = (pageable)", from(transfers::crossover(ns, cpu_ms, pageable_ms)));
   report.field("crossover_pinned", "GPU faster from N = (pinned)", from(transfers::crossover(ns, cpu_ms, pinned_ms)));
   return all_ok ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
