@@ -106,19 +106,14 @@ class DeviceProblem {
   std::unique_ptr<cudalab::InputSets> sets_;
   std::vector<Plan> plans_;
 
-  // The answer to the inputs in the buffers now: the CPU's a + b, times the multiplier of the
-  // repetition (floats: exactly, a power of two; ints: modulo 2^32).
+  // The answer to the inputs in the buffers now: the CPU's a + b, scaled as the inputs were
+  // (InputSets::scale: floats by a power of two, exactly; ints modulo 2^32).
   std::vector<T> current_expected() const {
     if (!sets_ || sets_->current() < 0) return p_.expected;
     std::vector<T> want(p_.expected.size());
-    if constexpr (std::is_integral_v<T>) {
-      const auto m = static_cast<std::uint32_t>(sets_->scale(std::int32_t{1}));
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        want[i] = static_cast<T>(static_cast<std::uint32_t>(p_.expected[i]) * m);
-      }
-    } else {
-      const T m = static_cast<T>(sets_->scale(1.0));
-      for (std::size_t i = 0; i < want.size(); ++i) want[i] = p_.expected[i] * m;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if constexpr (std::is_integral_v<T>) want[i] = static_cast<T>(sets_->scale(static_cast<std::int32_t>(p_.expected[i])));
+      else want[i] = static_cast<T>(sets_->scale(static_cast<double>(p_.expected[i])));
     }
     return want;
   }
