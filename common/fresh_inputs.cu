@@ -1,6 +1,7 @@
 // InputSets::add_scaled's and add_rotated's device half: repetition rep's inputs are the base
 // inputs times fresh_multiplier(rep), or the base keys plus fresh_rotation(rep, range) modulo
-// range (common/ladder.hpp), written outside the timing.
+// range, or the base float keys with their exponents shifted by fresh_exponent_shift(rep)
+// (common/ladder.hpp), written outside the timing.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,6 +39,14 @@ __global__ void rotate_kernel(const K* __restrict__ base, K* __restrict__ out, s
   }
 }
 
+__global__ void shift_exponent_kernel(const std::uint32_t* __restrict__ base, std::uint32_t* __restrict__ out,
+                                      std::size_t n, int k) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    out[i] = shift_exponent(base[i], k);
+  }
+}
+
 unsigned grid_for(std::size_t n) {
   return static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 65535));
 }
@@ -60,6 +69,12 @@ std::uint64_t fresh_rotation(int rep, std::uint64_t range) {
   if (rep < 0 || range < 2) return 0;
   const std::uint64_t h = (range / 2) % 2 ? range / 2 : range / 2 + 1;
   return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rep) + 1) * h % range);
+}
+
+int fresh_exponent_shift(int rep) {
+  if (rep < 0) return 0;
+  const int k = rep % 40 - 20;  // -20 .. 19
+  return k >= 0 ? k + 1 : k;    // -20 .. -1, 1 .. 20
 }
 
 std::int32_t InputSets::scale(std::int32_t base_answer) const {
@@ -107,6 +122,10 @@ void InputSets::use_rep(int rep) {
       case Element::kU8:
         rotate_kernel<<<grid, 256>>>(in.sets[0].data(), static_cast<unsigned char*>(in.device), in.count,
                                      fresh_rotation(rep, in.range), in.range);
+        break;
+      case Element::kF32Bits:
+        shift_exponent_kernel<<<grid, 256>>>(reinterpret_cast<const std::uint32_t*>(in.sets[0].data()),
+                                             static_cast<std::uint32_t*>(in.device), in.count, fresh_exponent_shift(rep));
         break;
       case Element::kU32:
         rotate_kernel<<<grid, 256>>>(reinterpret_cast<const unsigned*>(in.sets[0].data()), static_cast<unsigned*>(in.device),

@@ -31,6 +31,7 @@
 #include "common/bandwidth.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
+#include "common/math.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
 
@@ -77,6 +78,19 @@ std::int32_t fresh_int_multiplier(int rep);
 // about half the range (every key moves) and none repeats before `range` repetitions when h and
 // range share no factor. 0 for rep < 0 (the base).
 std::uint64_t fresh_rotation(int rep, std::uint64_t range);
+// Float keys whose order must stay (a sort's): repetition rep's keys are the base's times
+// 2^fresh_exponent_shift(rep), k in -20 .. -1 and 1 .. 20 (never the base's, consecutive
+// repetitions never alike; 0 for rep < 0), made by adding k to the exponent of every normal float
+// (shift_exponent): zeros, subnormals, infinities and NaNs keep their bits, so the keys' order and
+// the ties in it are the base's, and a NaN keeps its payload (a multiply would make it canonical).
+int fresh_exponent_shift(int rep);
+// A float's bits times 2^k where its exponent stays normal; its own bits otherwise (keys within
+// 2^-106 .. 2^107 keep their order under every shift of fresh_exponent_shift).
+CUDALAB_HD inline std::uint32_t shift_exponent(std::uint32_t bits, int k) {
+  const int e = static_cast<int>((bits >> 23) & 0xFFu);
+  if (e == 0 || e == 0xFF || e + k < 1 || e + k > 0xFE) return bits;
+  return (bits & ~(0xFFu << 23)) | (static_cast<std::uint32_t>(e + k) << 23);
+}
 
 // The inputs of a problem, changed in the same device buffers before each timed repetition
 // (Rung::refresh): a kernel that caches its result, or replays an earlier call's, is wrong on
@@ -92,7 +106,10 @@ std::uint64_t fresh_rotation(int rep, std::uint64_t range);
 //                 values (a histogram): repetition rep's keys, each in [0, range), are the
 //                 base's plus fresh_rotation(rep, range), modulo range (rotation()), written by
 //                 a device kernel outside the timing. One more copy of the keys.
-// A problem uses one way for all its inputs (add_scaled and add_rotated mix).
+//   add_exponent_shifted(): fresh float keys (raw bits) in the same order for every repetition:
+//                 the base's times 2^fresh_exponent_shift(rep) (exponent_shift()), written by a
+//                 device kernel outside the timing. One more copy of the keys.
+// A problem uses one way for all its inputs (add_scaled, add_rotated and add_exponent_shifted mix).
 class InputSets {
  public:
   // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host
@@ -113,6 +130,8 @@ class InputSets {
   void add_rotated(DeviceBuffer<unsigned>& device, std::uint64_t range) {
     add_scaled(device.data(), device.size(), Element::kU32, range);
   }
+  // float keys as their raw bits, each kept normal under every shift (see shift_exponent).
+  void add_exponent_shifted(DeviceBuffer<unsigned>& device) { add_scaled(device.data(), device.size(), Element::kF32Bits); }
   void use(int set);  // two sets: 0 or 1, copied into every input (device to device); scaled: 0 is the base
   void use_rep(int rep);  // scaled or rotated: the inputs of repetition rep (-1: the base)
   bool scaled() const { return scaled_; }
@@ -123,6 +142,8 @@ class InputSets {
   std::int32_t scale(std::int32_t base_answer) const;
   // Rotated keys: the keys in the buffers now are the base's plus this, modulo `range`.
   std::uint64_t rotation(std::uint64_t range) const { return scaled_ ? fresh_rotation(current_, range) : 0; }
+  // Exponent-shifted keys: the keys in the buffers now are the base's times 2^this.
+  int exponent_shift() const { return scaled_ ? fresh_exponent_shift(current_) : 0; }
   // The refresh of a rung: set rep % 2, or the inputs of repetition rep, before repetition rep.
   std::function<void(int)> refresh() {
     if (scaled_) return [this](int rep) { use_rep(rep); };
@@ -130,7 +151,7 @@ class InputSets {
   }
 
  private:
-  enum class Element { kF32, kF64, kI32, kU8, kU32 };  // kU8, kU32: rotated keys
+  enum class Element { kF32, kF64, kI32, kU8, kU32, kF32Bits };  // kU8, kU32: rotated keys; kF32Bits: shifted exponents
   void add_scaled(void* device, std::size_t count, Element e, std::uint64_t range = 0);
   struct Input {
     void* device;

@@ -1,8 +1,10 @@
 #pragma once
 // The sort lab's problem, stated once for every variant and for CUB (common/driver.hpp): the keys
 // (and values) and the CPU's stable sort of them, the bytes a sort must move (read every key and
-// value, write it once), the poisoned outputs, the check, and a second input set (the keys with
-// their bits changed by a fixed pattern: another order) that catches a replayed result.
+// value, write it once), the poisoned outputs, the check, and fresh inputs for every timed launch
+// that catch a replayed or cached result: uint32 keys (and values) plus a rotation modulo 2^32
+// (another order every launch: the keys that wrap sort first), float keys times 2^k (their
+// exponents shifted: the same order, every key new). The answer to each follows from the base's.
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,13 +23,15 @@ class Problem {
       : t_(t), pairs_(pairs), keys_(make_keys(n, t, d, seed)),
         values_(pairs ? cudalab::random_vector<std::uint32_t>(n, seed + 1, 0u, 0xFFFFFFFFu) : std::vector<std::uint32_t>{}),
         d_keys_(keys_), d_values_(values_), ws_(n, pairs), cub_(t, d_keys_.data(), pairs ? d_values_.data() : nullptr, n) {
-    want_[0] = reference(keys_, pairs ? &values_ : nullptr, t);
+    want_ = reference(keys_, pairs ? &values_ : nullptr, t);
     if (replays == cudalab::Replays::kCaught) {
-      std::vector<std::uint32_t> other(n);
-      for (std::size_t i = 0; i < n; ++i) other[i] = keys_[i] ^ (t == KeyType::kFloat ? 0x80000000u : 0xA5A5A5A5u);
-      want_[1] = reference(other, pairs ? &values_ : nullptr, t);
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(d_keys_, other);
+      if (t == KeyType::kFloat) {
+        sets_->add_exponent_shifted(d_keys_);
+      } else {
+        sets_->add_rotated(d_keys_, kKeyRange);
+      }
+      if (pairs) sets_->add_rotated(d_values_, kKeyRange);
     }
   }
   Problem(const Problem&) = delete;  // its rungs hold references to it
@@ -46,11 +50,16 @@ class Problem {
       CUDA_CHECK(cudaMemcpy(keys.data(), last_.keys, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
       if (pairs_) CUDA_CHECK(cudaMemcpy(values.data(), last_.values, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
     }
-    const Answer& want = cudalab::current_answer(sets_.get(), want_[0], want_[1]);
-    return first_mismatch(want, keys.data(), pairs_ ? values.data() : nullptr, t_, pairs_, variant.c_str()) == n;
+    return first_mismatch(current_answer(), keys.data(), pairs_ ? values.data() : nullptr, t_, pairs_, variant.c_str()) == n;
   }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
   std::size_t size() const { return keys_.size(); }
+  // The answer to the keys (and values) in the buffers now.
+  Answer current_answer() const {
+    if (!sets_ || sets_->current() < 0) return want_;
+    if (t_ == KeyType::kFloat) return exponent_shifted(want_, sets_->exponent_shift());
+    return rotated(want_, static_cast<std::uint32_t>(sets_->rotation(kKeyRange)));
+  }
 
   // One rung per chosen variant that can sort this problem (pairs: the stable ones), its launches
   // and G keys/s as cells; then CUB's.
@@ -72,10 +81,11 @@ class Problem {
   }
 
  private:
+  static constexpr std::uint64_t kKeyRange = std::uint64_t{1} << 32;
   KeyType t_;
   bool pairs_;
   std::vector<std::uint32_t> keys_, values_;
-  Answer want_[2];
+  Answer want_;  // the base keys' answer
   cudalab::DeviceBuffer<std::uint32_t> d_keys_, d_values_;
   Workspace ws_;
   CubSort cub_;

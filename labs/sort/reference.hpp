@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/ladder.hpp"
 #include "common/random.hpp"
 #include "sort.hpp"
 
@@ -88,6 +89,40 @@ inline Answer reference(const std::vector<std::uint32_t>& keys, const std::vecto
     a.values.resize(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) a.values[i] = (*values)[order[i]];
   }
+  return a;
+}
+
+// The answer to the base keys plus c modulo 2^32 (uint32 keys; values, where there are, plus c too),
+// from the base's answer: a key that wraps past 2^32 now sorts first, so the answer is the base's
+// rotated at the first key >= 2^32 - c, every key and value plus c. Equal keys wrap together and
+// keep their order: the stable answer stays stable.
+inline Answer rotated(const Answer& base, std::uint32_t c) {
+  const std::size_t n = base.keys.size();
+  std::size_t wrap = n;  // the first base key that wraps (the keys are in order)
+  if (c != 0) {
+    std::size_t lo = 0, hi = n;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (base.keys[mid] >= 0u - c) hi = mid; else lo = mid + 1;
+    }
+    wrap = lo;
+  }
+  Answer a;
+  a.keys.resize(n);
+  a.values.resize(base.values.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t from = (wrap + i) % n;
+    a.keys[i] = base.keys[from] + c;
+    if (!base.values.empty()) a.values[i] = base.values[from] + c;
+  }
+  return a;
+}
+
+// The answer to the base float keys times 2^k (cudalab::shift_exponent on every key): the order
+// and its ties are the base's, every key shifted.
+inline Answer exponent_shifted(const Answer& base, int k) {
+  Answer a = base;
+  for (auto& key : a.keys) key = cudalab::shift_exponent(key, k);
   return a;
 }
 

@@ -83,6 +83,29 @@ TEST(FreshInputs, EachRepetitionsKeysAreTheBaseRotated) {
   EXPECT_THROW(bad.add_rotated(w, 0), std::invalid_argument);
 }
 
+// Float keys with shifted exponents (InputSets::add_exponent_shifted, the float sort's fresh
+// inputs): each repetition's keys are shift_exponent of the base's, NaN payloads and the zeros'
+// signs kept, and the base comes back with use(0).
+TEST(FreshInputs, EachRepetitionsFloatKeysAreTheBaseShifted) {
+  CUDALAB_REQUIRE_GPU();
+  const std::vector<unsigned> keys{0x3F800000u, 0xC0600000u, 0x00000000u, 0x80000000u, 0x7F800000u,
+                                   0x7FC00123u, 0xFFC00001u, 0x00000005u, 0x0D800000u};
+  cudalab::DeviceBuffer<unsigned> w(keys);
+  cudalab::InputSets sets;
+  sets.add_exponent_shifted(w);
+  for (int rep : {0, 1, 19, 20, 39, 40}) {
+    sets.use_rep(rep);
+    EXPECT_EQ(sets.exponent_shift(), cudalab::fresh_exponent_shift(rep));
+    const std::vector<unsigned> got = w.download();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(got[i], cudalab::shift_exponent(keys[i], cudalab::fresh_exponent_shift(rep))) << rep << " key " << i;
+    }
+    EXPECT_NE(got[0], keys[0]) << rep;
+  }
+  sets.use(0);
+  EXPECT_EQ(w.download(), keys);
+}
+
 // A "kernel" that keeps the outputs it computed by its input's first element and replays one
 // when it sees that element again; the rest of the rung checks every element against 2 x input.
 struct Caching {

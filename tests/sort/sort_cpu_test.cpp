@@ -122,3 +122,81 @@ TEST(SortVariants, TableAndStability) {
 }
 
 }  // namespace
+
+namespace {
+
+// The fresh inputs of every timed launch (sort::Problem): the answer to rotated uint32 keys and
+// values, and to float keys times 2^k, derived from the base's answer, is the CPU's sort of those
+// keys themselves: for every distribution (ties, the equal and sorted ones), pairs too, and
+// rotations that wrap none, some or all of the keys.
+TEST(SortFreshInputs, TheAnswerToRotatedKeysIsTheBaseAnswerRotated) {
+  for (sort::Dist d : {sort::Dist::kUniform, sort::Dist::kFew, sort::Dist::kEqual, sort::Dist::kSorted, sort::Dist::kReversed}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{1023}, std::size_t{4099}}) {
+      const std::vector<std::uint32_t> keys = sort::make_keys(n, KeyType::kU32, d, 11 + n);
+      const std::vector<std::uint32_t> values = cudalab::random_vector<std::uint32_t>(n, 5 + n, 0u, 0xFFFFFFFFu);
+      const sort::Answer base = sort::reference(keys, &values, KeyType::kU32);
+      std::vector<std::uint32_t> rotations{0u, 1u, 0x80000001u, 0xFFFFFFFFu, 0u - keys[0], 0u - keys[n / 2]};
+      for (int rep = 0; rep < 3; ++rep) rotations.push_back(static_cast<std::uint32_t>(cudalab::fresh_rotation(rep, 1ull << 32)));
+      for (std::uint32_t c : rotations) {
+        std::vector<std::uint32_t> k2 = keys, v2 = values;
+        for (auto& x : k2) x += c;
+        for (auto& x : v2) x += c;
+        const sort::Answer want = sort::reference(k2, &v2, KeyType::kU32);
+        const sort::Answer got = sort::rotated(base, c);
+        EXPECT_EQ(got.keys, want.keys) << sort::dist_name(d) << " n " << n << " c " << c;
+        EXPECT_EQ(got.values, want.values) << sort::dist_name(d) << " n " << n << " c " << c;
+      }
+    }
+  }
+  const sort::Answer keys_only = sort::reference({5u, 0xFFFFFFFEu, 1u}, nullptr, KeyType::kU32);
+  const sort::Answer r = sort::rotated(keys_only, 3u);
+  EXPECT_EQ(r.keys, (std::vector<std::uint32_t>{1u, 4u, 8u}));
+  EXPECT_TRUE(r.values.empty());
+}
+
+TEST(SortFreshInputs, TheAnswerToShiftedFloatKeysIsTheBaseAnswerShifted) {
+  for (sort::Dist d : {sort::Dist::kUniform, sort::Dist::kFew, sort::Dist::kReversed}) {
+    const std::size_t n = 5003;
+    const std::vector<std::uint32_t> keys = sort::make_keys(n, KeyType::kFloat, d, 23);
+    const sort::Answer base = sort::reference(keys, nullptr, KeyType::kFloat);
+    for (int rep = 0; rep < 40; ++rep) {
+      const int k = cudalab::fresh_exponent_shift(rep);
+      std::vector<std::uint32_t> shifted = keys;
+      for (auto& x : shifted) x = cudalab::shift_exponent(x, k);
+      const sort::Answer want = sort::reference(shifted, nullptr, KeyType::kFloat);
+      const sort::Answer got = sort::exponent_shifted(base, k);
+      EXPECT_EQ(got.keys, want.keys) << sort::dist_name(d) << " k " << k;
+      EXPECT_NE(shifted, keys) << "rep " << rep << " must change the keys";
+    }
+  }
+}
+
+TEST(FreshExponentShift, ShiftsNormalFloatsExactlyAndKeepsTheSpecials) {
+  std::vector<int> seen;
+  for (int rep = 0; rep < 80; ++rep) {
+    const int k = cudalab::fresh_exponent_shift(rep);
+    EXPECT_NE(k, 0) << rep;
+    EXPECT_GE(k, -20);
+    EXPECT_LE(k, 20);
+    EXPECT_NE(k, cudalab::fresh_exponent_shift(rep + 1)) << rep;
+    if (rep < 40) seen.push_back(k);
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::unique(seen.begin(), seen.end()), seen.end());  // 40 shifts before one repeats
+  EXPECT_EQ(cudalab::fresh_exponent_shift(-1), 0);
+  for (float f : {1.0f, -3.5f, 1e-30f, -7e20f}) {
+    for (int k : {-20, -1, 1, 20}) {
+      float g;
+      const std::uint32_t b = cudalab::shift_exponent(bits(f), k);
+      std::memcpy(&g, &b, sizeof g);
+      EXPECT_EQ(g, std::ldexp(f, k)) << f << " k " << k;
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  for (std::uint32_t special : {bits(0.0f), bits(-0.0f), bits(inf), bits(-inf), 0x7FC00123u, 0xFFC00001u, 0x00000005u}) {
+    EXPECT_EQ(cudalab::shift_exponent(special, 7), special);
+  }
+  EXPECT_EQ(cudalab::shift_exponent(bits(3e38f), 1), bits(3e38f));  // would leave the normals: kept
+}
+
+}  // namespace
