@@ -30,6 +30,17 @@ __global__ void scale_kernel(const T* __restrict__ base, T* __restrict__ out, st
   }
 }
 
+// BF16 (its 16 bits) times a power of two: widened to FP32, multiplied, and its top 16 bits kept,
+// exact while the product stays normal (no rounding is needed).
+__global__ void scale_bf16_kernel(const std::uint16_t* __restrict__ base, std::uint16_t* __restrict__ out, std::size_t n,
+                                  float m) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float x = __uint_as_float(static_cast<unsigned>(base[i]) << 16) * m;
+    out[i] = static_cast<std::uint16_t>(__float_as_uint(x) >> 16);
+  }
+}
+
 template <typename K>
 __global__ void rotate_kernel(const K* __restrict__ base, K* __restrict__ out, std::size_t n, std::uint64_t shift,
                               std::uint64_t range) {
@@ -44,6 +55,16 @@ __global__ void shift_exponent_kernel(const std::uint32_t* __restrict__ base, st
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     out[i] = shift_exponent(base[i], k);
+  }
+}
+
+template <typename T>
+__global__ void rotate_rows_kernel(const T* __restrict__ base, T* __restrict__ out, std::size_t n, std::size_t cols,
+                                   std::size_t shift) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t row = i / cols, col = i % cols;
+    out[i] = base[row * cols + (col + shift) % cols];
   }
 }
 
@@ -94,10 +115,17 @@ void InputSets::add_scaled(void* device, std::size_t count, Element e, std::uint
   }
   scaled_ = true;
   current_ = -1;
-  const std::size_t bytes = count * (e == Element::kF64 ? 8 : e == Element::kU8 ? 1 : 4);
+  const std::size_t bytes =
+      count * (e == Element::kF64 ? 8 : e == Element::kU8 ? 1 : e == Element::kBF16 || e == Element::kRows16 ? 2 : 4);
   Input in{device, bytes, {DeviceBuffer<unsigned char>(bytes), DeviceBuffer<unsigned char>(0)}, count, e, range};
   CUDA_CHECK(cudaMemcpy(in.sets[0].data(), device, bytes, cudaMemcpyDeviceToDevice));
   inputs_.push_back(std::move(in));
+}
+
+void InputSets::add_row_rotated(void* device, std::size_t rows, std::size_t cols, std::size_t element_bytes) {
+  if (element_bytes != 2 && element_bytes != 4) throw std::invalid_argument("InputSets::add_row_rotated: elements of 2 or 4 bytes");
+  if (cols == 0 && rows != 0) throw std::invalid_argument("InputSets::add_row_rotated: rows of no columns");
+  add_scaled(device, rows * cols, element_bytes == 2 ? Element::kRows16 : Element::kRows32, cols);
 }
 
 void InputSets::use_rep(int rep) {
@@ -119,6 +147,10 @@ void InputSets::use_rep(int rep) {
         scale_kernel<<<grid, 256>>>(reinterpret_cast<const int*>(in.sets[0].data()), static_cast<int*>(in.device), in.count,
                                     fresh_int_multiplier(rep));
         break;
+      case Element::kBF16:
+        scale_bf16_kernel<<<grid, 256>>>(reinterpret_cast<const std::uint16_t*>(in.sets[0].data()),
+                                         static_cast<std::uint16_t*>(in.device), in.count, static_cast<float>(fresh_multiplier(rep)));
+        break;
       case Element::kU8:
         rotate_kernel<<<grid, 256>>>(in.sets[0].data(), static_cast<unsigned char*>(in.device), in.count,
                                      fresh_rotation(rep, in.range), in.range);
@@ -126,6 +158,16 @@ void InputSets::use_rep(int rep) {
       case Element::kF32Bits:
         shift_exponent_kernel<<<grid, 256>>>(reinterpret_cast<const std::uint32_t*>(in.sets[0].data()),
                                              static_cast<std::uint32_t*>(in.device), in.count, fresh_exponent_shift(rep));
+        break;
+      case Element::kRows16:
+        rotate_rows_kernel<<<grid, 256>>>(reinterpret_cast<const std::uint16_t*>(in.sets[0].data()),
+                                          static_cast<std::uint16_t*>(in.device), in.count, static_cast<std::size_t>(in.range),
+                                          static_cast<std::size_t>(fresh_rotation(rep, in.range)));
+        break;
+      case Element::kRows32:
+        rotate_rows_kernel<<<grid, 256>>>(reinterpret_cast<const std::uint32_t*>(in.sets[0].data()),
+                                          static_cast<std::uint32_t*>(in.device), in.count, static_cast<std::size_t>(in.range),
+                                          static_cast<std::size_t>(fresh_rotation(rep, in.range)));
         break;
       case Element::kU32:
         rotate_kernel<<<grid, 256>>>(reinterpret_cast<const unsigned*>(in.sets[0].data()), static_cast<unsigned*>(in.device),

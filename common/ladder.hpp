@@ -109,7 +109,10 @@ CUDALAB_HD inline std::uint32_t shift_exponent(std::uint32_t bits, int k) {
 //   add_exponent_shifted(): fresh float keys (raw bits) in the same order for every repetition:
 //                 the base's times 2^fresh_exponent_shift(rep) (exponent_shift()), written by a
 //                 device kernel outside the timing. One more copy of the keys.
-// A problem uses one way for all its inputs (add_scaled, add_rotated and add_exponent_shifted mix).
+//   add_row_rotated(): fresh rows for every repetition of a problem whose answer moves with a
+//                 row's elements (a softmax): the base rows rotated by fresh_rotation(rep, cols)
+//                 columns. One more copy of the rows.
+// A problem uses one way for all its inputs (the scaled, rotated and shifted ways mix).
 class InputSets {
  public:
   // `device`: an input buffer the kernels read, holding set 0 now; `second`: set 1, on the host
@@ -119,10 +122,12 @@ class InputSets {
   void add(DeviceBuffer<T>& device, const std::vector<T>& second) {
     add(device.data(), device.bytes(), second.data());
   }
-  // float, double or int32 elements (what the scaling kernel knows).
+  // float, double or int32 elements (what the scaling kernel knows), or BF16 below.
   void add_scaled(DeviceBuffer<float>& device) { add_scaled(device.data(), device.size(), Element::kF32); }
   void add_scaled(DeviceBuffer<double>& device) { add_scaled(device.data(), device.size(), Element::kF64); }
   void add_scaled(DeviceBuffer<int>& device) { add_scaled(device.data(), device.size(), Element::kI32); }
+  // BF16 elements (their 16 bits): times ±2^k exactly while they stay normal.
+  void add_scaled_bf16(DeviceBuffer<std::uint16_t>& device) { add_scaled(device.data(), device.size(), Element::kBF16); }
   // uint8 or uint32 keys, each in [0, range) (range <= 2^8 or 2^32).
   void add_rotated(DeviceBuffer<unsigned char>& device, std::uint64_t range) {
     add_scaled(device.data(), device.size(), Element::kU8, range);
@@ -130,6 +135,10 @@ class InputSets {
   void add_rotated(DeviceBuffer<unsigned>& device, std::uint64_t range) {
     add_scaled(device.data(), device.size(), Element::kU32, range);
   }
+  // Rows of `cols` elements of 2 or 4 bytes (an answer per row that follows its elements wherever
+  // they stand: a softmax): repetition rep's rows are the base's rotated left by
+  // fresh_rotation(rep, cols) columns (rotation(cols)): element c of a row is the base's c + that.
+  void add_row_rotated(void* device, std::size_t rows, std::size_t cols, std::size_t element_bytes);
   // float keys as their raw bits, each kept normal under every shift (see shift_exponent).
   void add_exponent_shifted(DeviceBuffer<unsigned>& device) { add_scaled(device.data(), device.size(), Element::kF32Bits); }
   void use(int set);  // two sets: 0 or 1, copied into every input (device to device); scaled: 0 is the base
@@ -151,7 +160,7 @@ class InputSets {
   }
 
  private:
-  enum class Element { kF32, kF64, kI32, kU8, kU32, kF32Bits };  // kU8, kU32: rotated keys; kF32Bits: shifted exponents
+  enum class Element { kF32, kF64, kI32, kBF16, kU8, kU32, kF32Bits, kRows16, kRows32 };  // kRows*: rotated rows  // kU8, kU32: rotated keys; kF32Bits: shifted exponents
   void add_scaled(void* device, std::size_t count, Element e, std::uint64_t range = 0);
   struct Input {
     void* device;
@@ -159,7 +168,7 @@ class InputSets {
     DeviceBuffer<unsigned char> sets[2];
     std::size_t count = 0;      // scaled: elements
     Element element = Element::kF32;
-    std::uint64_t range = 0;    // rotated keys: their range
+    std::uint64_t range = 0;    // rotated keys: their range; rotated rows: their length
   };
   std::vector<Input> inputs_;
   int current_ = 0;

@@ -1,9 +1,10 @@
 #pragma once
 // The attention lab's problems, each stated once for its variants (common/driver.hpp): inputs
 // made on the GPU from the seed (inputs.hpp) and the CPU's answers at the rows it checks, the
-// bytes a launch must move and the FLOPs it does, the poisoned output, the check, and a second
-// input set (softmax: the rows negated; attention: V negated, so O is negated exactly) that
-// catches a replayed result. Each check also reads the whole output: every softmax row sums to 1
+// bytes a launch must move and the FLOPs it does, the poisoned output, the check, and fresh inputs
+// for every timed launch that catch a replayed or cached result (softmax: each row rotated by
+// another number of columns, so its answer is the base's rotated alike; attention: V times ±2^k,
+// so O is the base's O times the same, exactly). Each check also reads the whole output: every softmax row sums to 1
 // and every element of O is finite and no larger than the largest |v| (a convex combination of
 // V's rows), so a row left unwritten is caught wherever it is.
 #include <cmath>
@@ -29,21 +30,18 @@ class SoftmaxProblem {
       : rows_(rows), cols_(cols), e_(e), n_(static_cast<std::size_t>(rows) * cols), x_(n_ * elem_bytes(e)),
         y_(n_ * elem_bytes(e)), checked_(checked_rows(rows, seed, drawn)) {
     fill(x_.data(), seed, kSoftmaxScale);
-    want_[0] = answers(seed, kSoftmaxScale);
+    want_ = answers(seed, kSoftmaxScale);
     if (replays == cudalab::Replays::kCaught) {
-      cudalab::DeviceBuffer<unsigned char> second(x_.size());
-      fill(second.data(), seed, -kSoftmaxScale);
-      want_[1] = answers(seed, -kSoftmaxScale);
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(x_.data(), x_.size(), second.data());
+      sets_->add_row_rotated(x_.data(), static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), elem_bytes(e));
     }
   }
   SoftmaxProblem(const SoftmaxProblem&) = delete;  // its rungs hold references to it
   SoftmaxProblem& operator=(const SoftmaxProblem&) = delete;
 
-  // Device memory a problem of rows x cols takes at most: x, y, the two input sets InputSets keeps,
-  // and the second set while it is made (FP32, the larger element).
-  static double device_bytes(int rows, int cols) { return 5.0 * 4.0 * rows * static_cast<double>(cols); }
+  // Device memory a problem of rows x cols takes at most: x, y and the base rows InputSets keeps
+  // (FP32, the larger element).
+  static double device_bytes(int rows, int cols) { return 3.0 * 4.0 * rows * static_cast<double>(cols); }
   double bytes() const { return 2.0 * static_cast<double>(n_ * elem_bytes(e_)); }
   double flops() const { return 0; }
   void poison() { y_.fill_bytes(0xFF); }
@@ -51,12 +49,13 @@ class SoftmaxProblem {
   unsigned char* output_bytes() { return y_.data(); }  // the tests' way to spoil a row
   bool check(const std::string& variant) const {
     const std::vector<float> y = output();
-    const auto& want = cudalab::current_answer(sets_.get(), want_[0], want_[1]);
+    // the inputs now: each row the base's rotated left by `shift` columns, and so its answer
+    const std::size_t shift = sets_ ? static_cast<std::size_t>(sets_->rotation(static_cast<std::uint64_t>(cols_))) : 0;
     const double tol = softmax_tolerance(e_, cols_);
     for (std::size_t i = 0; i < checked_.size(); ++i) {
       const std::size_t base = static_cast<std::size_t>(checked_[i]) * cols_;
       for (int c = 0; c < cols_; ++c) {
-        const double w = want[i][c], got = y[base + c];
+        const double w = want_[i][(static_cast<std::size_t>(c) + shift) % static_cast<std::size_t>(cols_)], got = y[base + c];
         if (!(std::fabs(got - w) <= tol * w)) {
           std::fprintf(stderr, "attention: %s is wrong: row %d col %d: got %.8g, want %.8g\n", variant.c_str(),
                        checked_[i], c, got, w);
@@ -130,7 +129,7 @@ class SoftmaxProblem {
   std::size_t n_;
   cudalab::DeviceBuffer<unsigned char> x_, y_;
   std::vector<int> checked_;
-  std::vector<std::vector<double>> want_[2];
+  std::vector<std::vector<double>> want_;  // the base rows' answers at checked_
   std::unique_ptr<cudalab::InputSets> sets_;
 };
 
@@ -146,27 +145,20 @@ class AttentionProblem {
     fill_inputs(k_.data(), k_.size(), seeds_.k, 1.0f);
     fill_inputs(v_.data(), v_.size(), seeds_.v, 1.0f);
     CUDA_CHECK(cudaDeviceSynchronize());
-    want_[0] = attention_answers(s, seeds_, drawn);
+    want_ = attention_answers(s, seeds_, drawn);
     if (replays == cudalab::Replays::kCaught) {
-      cudalab::DeviceBuffer<std::uint16_t> negated(v_.size());
-      fill_inputs(negated.data(), negated.size(), seeds_.v, -1.0f);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      want_[1] = want_[0];
-      for (auto& r : want_[1].rows) {
-        for (auto& x : r.a.o) x = -x;
-      }
       sets_ = std::make_unique<cudalab::InputSets>();
-      sets_->add(v_.data(), v_.bytes(), negated.data());
+      sets_->add_scaled_bf16(v_);
     }
     if (with_unfused) unfused_ = std::make_unique<Unfused>(s);
   }
   AttentionProblem(const AttentionProblem&) = delete;
   AttentionProblem& operator=(const AttentionProblem&) = delete;
 
-  // Device memory a problem takes at most: Q and O; K, V, the two sets of V InputSets keeps and the
-  // second set while it is made; the unfused path's scores and probabilities.
+  // Device memory a problem takes at most: Q and O; K, V and the base V InputSets keeps; the
+  // unfused path's scores and probabilities.
   static double device_bytes(const Shape& s, bool with_unfused) {
-    return 2.0 * s.heads * s.d * (2.0 * s.q_len + 5.0 * s.kv_len) + (with_unfused ? Unfused::scratch_bytes(s) : 0.0);
+    return 2.0 * s.heads * s.d * (2.0 * s.q_len + 3.0 * s.kv_len) + (with_unfused ? Unfused::scratch_bytes(s) : 0.0);
   }
   const Shape& shape() const { return s_; }
   double bytes() const { return attention_bytes(s_); }
@@ -174,7 +166,13 @@ class AttentionProblem {
   void poison() { o_.fill_bytes(0xFF); }
   cudalab::InputSets* replay_sets() { return sets_.get(); }
   bool check(const std::string& variant) const {
-    const std::vector<std::uint16_t> o = o_.download();
+    // O as the base V would give it: V is the base's times m now (a power of two), and so is O
+    // (exactly, in BF16 too): divided back, the answers and the bound below are the base's.
+    std::vector<std::uint16_t> o = o_.download();
+    const double m = sets_ ? sets_->scale(1.0) : 1.0;
+    if (m != 1.0) {
+      for (auto& bits : o) bits = cudalab::to_bf16_bits(static_cast<float>(cudalab::from_bf16_bits(bits) / m));
+    }
     for (std::size_t i = 0; i < o.size(); ++i) {
       const float x = cudalab::from_bf16_bits(o[i]);
       if (!(std::fabs(x) <= 1.0f)) {  // NaN (the poison) fails too
@@ -184,10 +182,10 @@ class AttentionProblem {
         return false;
       }
     }
-    return first_mismatch(cudalab::current_answer(sets_.get(), want_[0], want_[1]), o, s_, variant) < 0;
+    return first_mismatch(want_, o, s_, variant) < 0;
   }
   // The elements the check compares with the CPU (the rest: bounded and finite).
-  std::size_t checked() const { return want_[0].rows.size() * static_cast<std::size_t>(s_.d); }
+  std::size_t checked() const { return want_.rows.size() * static_cast<std::size_t>(s_.d); }
 
   std::vector<cudalab::Rung> rungs(const std::vector<Variant>& chosen) {
     std::vector<cudalab::Rung> out;
@@ -213,7 +211,7 @@ class AttentionProblem {
   Seeds seeds_;
   cudalab::DeviceBuffer<std::uint16_t> q_, k_, v_, o_;
   DecodeWorkspace ws_;
-  Answers want_[2];
+  Answers want_;  // the base inputs' answers
   std::unique_ptr<cudalab::InputSets> sets_;
   std::unique_ptr<Unfused> unfused_;
 };

@@ -26,7 +26,6 @@ namespace occupancy_lab {
 
 namespace occ = cudalab::occupancy;
 using cudalab::Value;
-using occupancy_lab::Kernel;
 
 struct Options {
   cudalab::CommonOptions common;

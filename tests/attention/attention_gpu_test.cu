@@ -66,11 +66,19 @@ TEST(SoftmaxCheck, ARowLeftUnwrittenAndAReplayedResultFail) {
   rungs[0].launch();
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_TRUE(p.check("registers"));
-  // The second input set (the rows negated) with the first set's output: a replay.
-  p.replay_sets()->use(1);
+  // The fresh rows of the timed launches (each row rotated by another number of columns): the
+  // output of the base rows is a replay there, and a launch on them matches their own answer.
   testing::internal::CaptureStderr();
-  EXPECT_FALSE(p.check("replayed"));
-  p.replay_sets()->use(0);
+  for (int rep : {0, 1, 2, 7}) {
+    p.replay_sets()->use_rep(rep);
+    EXPECT_FALSE(p.check("replayed")) << rep;
+    rungs[0].launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(p.check("registers on fresh rows")) << rep;
+    p.replay_sets()->use(0);
+    rungs[0].launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
   // One row left as the poison (NaN): wherever it is, the check's pass over every row sees it.
   CUDA_CHECK(cudaMemset(p.output_bytes() + 150 * 257 * sizeof(float), 0xFF, 257 * sizeof(float)));
   EXPECT_FALSE(p.check("a row unwritten"));
@@ -151,9 +159,16 @@ TEST(PrefillCheck, AWrongElementAndAReplayFail) {
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_TRUE(p.check("mma"));
   testing::internal::CaptureStderr();
-  p.replay_sets()->use(1);  // V negated, O of the first set: a replay
-  EXPECT_FALSE(p.check("replayed"));
-  p.replay_sets()->use(0);
+  for (int rep : {0, 1, 2, 9}) {  // V times +-2^k: the base's O is a replay, a launch matches
+    p.replay_sets()->use_rep(rep);
+    EXPECT_FALSE(p.check("replayed")) << rep;
+    rungs[0].launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(p.check("mma on a fresh V")) << rep;
+    p.replay_sets()->use(0);
+    rungs[0].launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
   testing::internal::GetCapturedStderr();
 }
 

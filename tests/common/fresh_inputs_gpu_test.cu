@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/bf16.hpp"
 #include "common/device_buffer.hpp"
 #include "common/ladder.hpp"
 #include "gpu_test.hpp"
@@ -104,6 +105,50 @@ TEST(FreshInputs, EachRepetitionsFloatKeysAreTheBaseShifted) {
   }
   sets.use(0);
   EXPECT_EQ(w.download(), keys);
+}
+
+// Rows rotated by columns (InputSets::add_row_rotated, the softmax's fresh inputs), 2- and 4-byte
+// elements and an odd row length, and BF16 scaled by powers of two (add_scaled_bf16: V of the
+// attention lab, A of the BF16 matmul), exactly.
+TEST(FreshInputs, RowsRotateByColumnsAndBf16ScalesExactly) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t rows = 3, cols = 7;
+  std::vector<std::uint16_t> halves(rows * cols);
+  std::vector<unsigned> words(rows * cols);
+  for (std::size_t i = 0; i < rows * cols; ++i) {
+    halves[i] = static_cast<std::uint16_t>(100 + i);
+    words[i] = static_cast<unsigned>(1000 * i + 1);
+  }
+  const std::vector<std::uint16_t> bf16{0x3F80, 0xC040, 0x0000, 0x8000, 0x3C01, 0x4B7F};  // 1, -3, +-0, ...
+  cudalab::DeviceBuffer<std::uint16_t> h(halves), b(bf16);
+  cudalab::DeviceBuffer<unsigned> w(words);
+  cudalab::InputSets sets;
+  sets.add_row_rotated(h.data(), rows, cols, 2);
+  sets.add_row_rotated(w.data(), rows, cols, 4);
+  sets.add_scaled_bf16(b);
+  for (int rep : {0, 1, 2, 5, 6, 40}) {
+    sets.use_rep(rep);
+    const std::size_t shift = static_cast<std::size_t>(cudalab::fresh_rotation(rep, cols));
+    EXPECT_EQ(sets.rotation(cols), shift);
+    const std::vector<std::uint16_t> got_h = h.download(), got_b = b.download();
+    const std::vector<unsigned> got_w = w.download();
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t c = 0; c < cols; ++c) {
+        EXPECT_EQ(got_h[r * cols + c], halves[r * cols + (c + shift) % cols]) << rep;
+        EXPECT_EQ(got_w[r * cols + c], words[r * cols + (c + shift) % cols]) << rep;
+      }
+    }
+    for (std::size_t i = 0; i < bf16.size(); ++i) {
+      const float want = cudalab::from_bf16_bits(bf16[i]) * static_cast<float>(cudalab::fresh_multiplier(rep));
+      EXPECT_EQ(cudalab::from_bf16_bits(got_b[i]), want) << rep << " element " << i;
+    }
+  }
+  sets.use(0);
+  EXPECT_EQ(h.download(), halves);
+  EXPECT_EQ(w.download(), words);
+  EXPECT_EQ(b.download(), bf16);
+  cudalab::InputSets bad;
+  EXPECT_THROW(bad.add_row_rotated(w.data(), rows, cols, 8), std::invalid_argument);
 }
 
 // A "kernel" that keeps the outputs it computed by its input's first element and replays one
