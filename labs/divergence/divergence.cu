@@ -95,12 +95,24 @@ void launch_data(const float* data, float* out, int grid, int block, int iters, 
   data_dependent<<<grid, block, 0, stream>>>(data, out, iters);
 }
 
+// The warps of a launch whose threads take both sides of the variant's branch (CPU arithmetic).
+using DivergentWarps = std::size_t (*)(const std::vector<float>& data, int grid, int block);
+std::size_t on_index_mod2(const std::vector<float>&, int grid, int block) {
+  return static_cast<std::size_t>(grid) * static_cast<std::size_t>(divergent_warps_mod2(block));
+}
+std::size_t on_warp_index(const std::vector<float>&, int grid, int block) {
+  return static_cast<std::size_t>(grid) * static_cast<std::size_t>(divergent_warps_warp_uniform(block));
+}
+std::size_t no_branch(const std::vector<float>&, int, int) { return 0; }
+std::size_t on_data(const std::vector<float>& data, int, int) { return divergent_warps_in_data(data); }
+
 struct Row {
   Variant id;
   const char* name;  // as --variant takes it
   const char* what;  // one line: what this variant changes
   Launcher launch;
   Data data;
+  DivergentWarps divergent;
 };
 
 // The ladder, described once: a row is the whole variant (name, what it changes, its launcher,
@@ -108,16 +120,16 @@ struct Row {
 const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kDivergent, "divergent", "the notes' branch on threadIdx.x % 2: both paths inside every warp",
-       launch_index<divergent>, Data::kNone},
+       launch_index<divergent>, Data::kNone, on_index_mod2},
       {Variant::kUniform, "uniform", "the notes' branch on (threadIdx.x / 32) % 2: one path per warp",
-       launch_index<uniform>, Data::kNone},
+       launch_index<uniform>, Data::kNone, on_warp_index},
       {Variant::kBranchFree, "branch_free", "no branch: each thread picks its constants arithmetically",
-       launch_index<branch_free>, Data::kNone},
+       launch_index<branch_free>, Data::kNone, no_branch},
       {Variant::kDataRandom, "data_random", "branch on x[i] > 0, random signs: nearly every warp diverges",
-       launch_data, Data::kRandom},
+       launch_data, Data::kRandom, on_data},
       {Variant::kDataSorted, "data_sorted", "the same branch on sorted data: one warp diverges", launch_data,
-       Data::kSorted},
-      {Variant::kDataPositive, "data_positive", "all positive: no warp diverges", launch_data, Data::kPositive},
+       Data::kSorted, on_data},
+      {Variant::kDataPositive, "data_positive", "all positive: no warp diverges", launch_data, Data::kPositive, on_data},
   };
   return rows;
 }
@@ -129,6 +141,10 @@ const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "divergence")
 CUDALAB_VARIANTS_FROM(Variant, ladder())
 
 bool is_data_dependent(Variant v) { return row_of(v).data != Data::kNone; }
+
+std::size_t divergent_warps(Variant v, const std::vector<float>& data, int grid, int block) {
+  return row_of(v).divergent(data, grid, block);
+}
 
 std::vector<float> make_data(Variant v, std::size_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);

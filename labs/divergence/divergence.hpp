@@ -35,5 +35,8 @@ int divergent_warps_mod2(int block);          // threadIdx.x % 2: every warp
 int divergent_warps_warp_uniform(int block);  // (threadIdx.x / 32) % 2: none
 // Warps (of 32 consecutive elements) whose elements' signs differ.
 std::size_t divergent_warps_in_data(const std::vector<float>& data);
+// The warps of a launch of grid x block threads that take both sides of variant v's branch (its
+// row's rule: the index's parity, the warp's index, no branch, or the data's signs).
+std::size_t divergent_warps(Variant v, const std::vector<float>& data, int grid, int block);
 
 }  // namespace divergence

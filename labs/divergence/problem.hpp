@@ -29,8 +29,7 @@ class Problem {
       if (is_data_dependent(v)) c.data = make_data(v, n_, seed);
       c.d_data = cudalab::DeviceBuffer<float>(c.data);
       c.expected = reference_output(v, c.data, n_, kBlock, iters_);
-      if (v == Variant::kDivergent) c.divergent_warps = static_cast<std::size_t>(grid_) * divergent_warps_mod2(kBlock);
-      if (is_data_dependent(v)) c.divergent_warps = divergent_warps_in_data(c.data);
+      c.divergent_warps = divergent_warps(v, c.data, grid_, kBlock);
       cases_.push_back(std::move(c));
     }
   }

@@ -770,23 +770,23 @@ constexpr int kSmem(int floats) { return floats * static_cast<int>(sizeof(float)
 const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kNaive, "naive", "one thread per element of C, threadIdx.x down the rows: uncoalesced", launch_naive,
-       {1, 1, 256, 0, 2.0}, false},
+       {1, 1, 256, 0}, false},
       {Variant::kCoalesced, "coalesced", "threadIdx.x along the columns: B and C coalesced, A broadcast",
-       launch_coalesced, {1, 1, 256, 0, 2.0}, false},
+       launch_coalesced, {1, 1, 256, 0}, false},
       {Variant::kSmem16, "smem16", "16 x 16 shared tiles of A and B: 2/16 global loads per FMA", launch_smem<16>,
-       {16, 16, 256, kSmem(2 * 16 * 16), 2.0 / 16}, false},
+       {16, 16, 256, kSmem(2 * 16 * 16)}, false},
       {Variant::kSmem32, "smem32", "32 x 32 shared tiles: 2/32 global loads per FMA", launch_smem<32>,
-       {32, 32, 1024, kSmem(2 * 32 * 32), 2.0 / 32}, false},
+       {32, 32, 1024, kSmem(2 * 32 * 32)}, false},
       {Variant::kRegTile1d, "reg_tile_1d", "64 x 64 block tile, 8 results per thread down a column", launch_reg1d,
-       {64, 64, 512, kSmem(64 * 8 + 8 * 64), 1.0 / 64 + 1.0 / 64}, false},
+       {64, 64, 512, kSmem(64 * 8 + 8 * 64)}, false},
       {Variant::kRegTile2d, "reg_tile_2d", "128 x 128 block tile, an 8 x 8 outer product per thread", launch_reg2d,
-       {128, 128, 256, kSmem(2 * 128 * 8), 1.0 / 128 + 1.0 / 128}, false},
+       {128, 128, 256, kSmem(2 * 128 * 8)}, false},
       {Variant::kVectorized, "vectorized", "16-byte global and shared loads, A's tile transposed", launch_vectorized,
-       {128, 128, 256, kSmem(2 * 128 * 8), 1.0 / 128 + 1.0 / 128}, true},
+       {128, 128, 256, kSmem(2 * 128 * 8)}, true},
       {Variant::kWarpTile, "warp_tile", "64 x 32 warp tiles, 4 x 4 sub-blocks per lane: no bank conflicts",
-       launch_warptile, {kWarpBM, kWarpBN, 256, kSmem(kWarpBK * (kWarpBM + 4 + kWarpBN)), 1.0 / 128 + 1.0 / 128}, true},
+       launch_warptile, {kWarpBM, kWarpBN, 256, kSmem(kWarpBK * (kWarpBM + 4 + kWarpBN))}, true},
       {Variant::kAsyncPipeline, "async_pipeline", "cp.async stages, one barrier per slice; the tile fits the problem",
-       launch_async, {128, 256, 256, AsyncShape<128, 256, 16, 64, 64, 3>::kSmemBytes, 1.0 / 128 + 1.0 / 256}, true},
+       launch_async, {128, 256, 256, AsyncShape<128, 256, 16, 64, 64, 3>::kSmemBytes}, true},
   };
   return rows;
 }

@@ -31,9 +31,6 @@ struct Traits {
   int block_m = 1, block_n = 1;  // the C tile one block computes (1 x 1: no tile, one element per thread)
   int threads = 256;             // threads per block
   int smem_bytes = 0;            // static shared memory per block
-  // Global loads (of A and B elements, through L1/L2) per FMA: 2 without reuse; a T x T shared
-  // tile loads each element once per T FMAs (2 / T); a BM x BN block tile, 1/BN + 1/BM.
-  double loads_per_fma = 2;
 };
 const Traits& traits(Variant v);
 
@@ -49,6 +46,8 @@ struct Tile {
   int splits = 1;
   bool fringe = false;
   int threads = 256;  // per block of the tiles' kernel
+  // Global loads (of A and B elements, through L1/L2) per FMA: 2 without reuse (a 1 x 1 tile); a
+  // T x T shared tile loads each element once per T FMAs (2 / T); a BM x BN block tile, 1/BN + 1/BM.
   double loads_per_fma() const { return m * n == 1 ? 2.0 : 1.0 / m + 1.0 / n; }
 };
 Tile tile(Variant v, int m, int n, int k);

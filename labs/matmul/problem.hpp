@@ -147,7 +147,7 @@ inline cudalab::Rung variant_rung(Variant v, Fp32Problem& p) {
   r.fallback = fallback(v);
   const bool vec = vector_path(v, p.d_a.data(), p.d_b.data(), p.d_c.data(), p.n, p.k);
   const Tile t = tile(v, p.m, p.n, p.k);
-  const double loads = v == Variant::kAsyncPipeline ? t.loads_per_fma() : traits(v).loads_per_fma;
+  const double loads = t.loads_per_fma();
   r.cells = [t, vec, loads] {
     return std::vector<cudalab::Cell>{
         {"tile_m", "tile M", t.m},

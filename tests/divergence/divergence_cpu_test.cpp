@@ -35,6 +35,26 @@ TEST(WarpGrouping, DataLayoutDecidesDataDependentDivergence) {
   for (float x : positive) EXPECT_GT(x, 0.f);
 }
 
+// Each row's count of divergent warps, against the warps where the reference's two paths meet
+// (takes_path_a differs within a warp) for the variants that branch; branch_free takes both
+// paths' constants without a branch: none.
+TEST(WarpGrouping, EachVariantsDivergentWarpsAreTheWarpsWhosePathsDiffer) {
+  const int grid = 5, block = 256;
+  const std::size_t n = static_cast<std::size_t>(grid) * block;
+  for (Variant v : divergence::all_variants()) {
+    const std::vector<float> data = divergence::is_data_dependent(v) ? divergence::make_data(v, n, 7) : std::vector<float>{};
+    std::size_t mixed = 0;
+    for (std::size_t w = 0; w < n; w += 32) {
+      bool any_a = false, any_b = false;
+      for (std::size_t i = w; i < w + 32; ++i) (divergence::takes_path_a(v, data, i, block) ? any_a : any_b) = true;
+      mixed += any_a && any_b;
+    }
+    const std::size_t want = v == Variant::kBranchFree ? 0 : mixed;
+    EXPECT_EQ(divergence::divergent_warps(v, data, grid, block), want) << divergence::variant_name(v);
+  }
+  EXPECT_EQ(divergence::divergent_warps(Variant::kDivergent, {}, grid, block), 40u);
+}
+
 TEST(Reference, PathsDifferAndBranchFreeMatchesDivergent) {
   const std::vector<float> none;
   for (std::size_t i : {std::size_t{0}, std::size_t{1}, std::size_t{255}, std::size_t{256 + 7}}) {

@@ -11,8 +11,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "attention_peers.py")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import attention_peers as peers  # noqa: E402
+import attention_peers as peers  # scripts/ is on PYTHONPATH (tests/CMakeLists.txt)
 
 
 def run(args, pythonpath):
