@@ -12,6 +12,12 @@
   latency.png               a dependent load's latency over the working set, with shared, constant, the ALU
   transpose.png             the transpose ladder at 8192 x 8192 against the copy ceiling; one warp's bank conflicts
   coalescing.png            useful and moved GB/s over the stride; GB/s over the offset
+  scan.png                  the scan ladder and stream compaction at 2^28 against CUB and the copy ceiling
+  histogram.png             the uint8 ladder on three key distributions; uint32 GB/s over the bin count
+  stencil.png               convolution at R = 3, and each heat step's time over the copy's (2D and 3D)
+  sort.png                  the sort ladder in G keys/s at 2^28 keys and 2^26 pairs, CUB beside it
+  attention.png             row softmax against the copy ceiling; prefill TFLOP/s, causal and not;
+                            decode GB/s against the copy ceiling
 
   scripts/plot.py bench/<gpu>-<date>.json [--out docs/plots]
 
@@ -409,6 +415,118 @@ def plot_coalescing(b, gpu, out):
     save(fig, out, "coalescing.png")
 
 
+def ladder_bars(ax, rows, value, label, ceiling=None, ceiling_label=""):
+    """A ladder as bars (the yardstick in gray), each labelled with its value; an optional ceiling."""
+    rows = good(rows)
+    ys = [value(r) for r in rows]
+    ax.bar(range(len(rows)), ys, color=["tab:gray" if r.get("baseline") else "tab:blue" for r in rows])
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r["variant"] for r in rows], rotation=35, ha="right", fontsize=8)
+    for i, y in enumerate(ys):
+        ax.text(i, y, f"{y:.0f}" if y >= 100 else f"{y:.3g}", ha="center", va="bottom", fontsize=7)
+    ax.set_ylim(0, 1.2 * max(ys + [ceiling or 0] + [1e-9]))  # room for the labels and the legend
+    if ceiling:
+        ax.axhline(ceiling, color="gray", linestyle=":", linewidth=1.5, label=ceiling_label)
+        ax.legend(fontsize=8, loc="upper left")
+    ax.set_ylabel(label)
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+def plot_scan(b, gpu, out):
+    sc = b["runs"]["scan_2p28"]
+    copy = sc["copy_ceiling_gbps"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
+    ladder_bars(left, sc["variants"], lambda r: r["gbps"], "GB/s (N read and written once)", copy,
+                f"measured copy ceiling {copy:.0f} GB/s")
+    left.set_title("inclusive scan, 2^28 int32")
+    ladder_bars(right, sc["compaction"], lambda r: r["gbps"], "GB/s (N read, the kept written)", copy,
+                f"measured copy ceiling {copy:.0f} GB/s")
+    right.set_title("stream compaction of the same N (keep x > 0)")
+    fig.suptitle(f"Scan and compaction on {gpu} (CUB in gray)")
+    save(fig, out, "scan.png")
+
+
+def plot_histogram(b, gpu, out):
+    runs = b["runs"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5.4))
+    dists = ("uniform", "skewed", "one")
+    tables = {d: {r["variant"]: r["gbps"] for r in good(runs[f"histogram_u8_{d}_2p28"]["variants"])} for d in dists}
+    variants = list(tables["uniform"])
+    width = 0.8 / len(dists)
+    for k, d in enumerate(dists):
+        left.bar([i + (k - 1) * width for i in range(len(variants))], [tables[d].get(v, 0) for v in variants], width,
+                 label=f"keys: {d}")
+    copy = runs["histogram_u8_uniform_2p28"]["copy_ceiling_gbps"]
+    left.axhline(copy, color="gray", linestyle=":", linewidth=1.5, label=f"copy ceiling {copy:.0f} GB/s")
+    left.set_xticks(range(len(variants)))
+    left.set_xticklabels(variants, rotation=35, ha="right", fontsize=8)
+    left.set_ylabel("GB/s (the keys read once)")
+    left.set_title("256 bins, 2^28 uint8 keys: contention decides")
+    left.legend(fontsize=8, loc="upper left")
+    left.grid(True, axis="y", alpha=0.3)
+    sweep = runs["histogram_u32_bins_sweep"]
+    for v in sorted({r["variant"] for r in sweep["sweep"]}):
+        x, y = series(sweep["sweep"], v, key="bins")
+        right.plot(x, y, marker="o", markersize=3, label=v, linestyle="--" if v.startswith("cub") else "-")
+    right.set_xscale("log", base=2)
+    right.set_yscale("log")
+    right.set_xlabel("bins")
+    right.set_ylabel("GB/s")
+    right.set_title("2^26 uint32 keys: where the bins stop fitting shared memory")
+    right.legend(fontsize=7)
+    right.grid(True, alpha=0.3)
+    fig.suptitle(f"Histograms on {gpu}")
+    save(fig, out, "histogram.png")
+
+
+def plot_stencil(b, gpu, out):
+    st = b["runs"]["stencil"]
+    copy = st["copy_ceiling_gbps"]
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
+    ladder_bars(axes[0], st["conv"], lambda r: r["gbps"], "GB/s (the image read and written once)", copy,
+                f"measured copy ceiling {copy:.0f} GB/s")
+    axes[0].set_title("convolution, R = 3")
+    ladder_bars(axes[1], st["heat2d"], lambda r: r["step_over_copy"], "one step's time / the copy's (1 = a copy)")
+    axes[1].axhline(1, color="gray", linestyle=":", linewidth=1.5)
+    axes[1].set_title("2D heat step")
+    ladder_bars(axes[2], st["heat3d"], lambda r: r["step_over_copy"], "one step's time / the copy's (1 = a copy)")
+    axes[2].axhline(1, color="gray", linestyle=":", linewidth=1.5)
+    axes[2].set_title("3D heat step")
+    fig.suptitle(f"Stencils on {gpu} (lower is better for the heat steps)")
+    save(fig, out, "stencil.png")
+
+
+def plot_sort(b, gpu, out):
+    runs = b["runs"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2))
+    ladder_bars(left, runs["sort_2p28"]["variants"], lambda r: r["gkeys_per_s"], "G keys/s")
+    left.set_title("2^28 uint32 keys")
+    ladder_bars(right, runs["sort_pairs_2p26"]["variants"], lambda r: r["gkeys_per_s"], "G pairs/s")
+    right.set_title("2^26 uint32 keys with uint32 values (stable)")
+    fig.suptitle(f"Sorting on {gpu} (CUB in gray)")
+    save(fig, out, "sort.png")
+
+
+def plot_attention(b, gpu, out):
+    at = b["runs"]["attention"]
+    copy = at["copy_ceiling_gbps"]
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
+    rows = [dict(r, variant=f"{r['variant']} ({t})") for t, key in (("FP32", "softmax_f32"), ("BF16", "softmax_bf16"))
+            for r in at[key]]
+    ladder_bars(axes[0], rows, lambda r: r["gbps"], "GB/s (the rows read and written once)", copy,
+                f"measured copy ceiling {copy:.0f} GB/s")
+    axes[0].set_title("row softmax")
+    rows = [dict(r, variant=f"{r['variant']}{' causal' if key == 'prefill_causal' else ''}")
+            for key in ("prefill", "prefill_causal") for r in at[key]]
+    ladder_bars(axes[1], rows, lambda r: r["gflops"] / 1000, "TFLOP/s (useful FLOPs)")
+    axes[1].set_title("prefill, BF16 (unfused cuBLAS path in gray)")
+    ladder_bars(axes[2], at["decode"], lambda r: r["gbps"], "GB/s (Q, K, V and O once)", copy,
+                f"measured copy ceiling {copy:.0f} GB/s")
+    axes[2].set_title("decode: one query against the KV cache")
+    fig.suptitle(f"Attention on {gpu}")
+    save(fig, out, "attention.png")
+
+
 def main():
     ap = script_cli.Parser(prog="plot", description="Plot a scripts/bench.py result.")
     ap.add_argument("bench_json")
@@ -432,7 +550,7 @@ def main():
     status = 0
     for fn in (plot_bandwidth, plot_reduction_ladder, plot_matmul, plot_divergence, plot_occupancy, plot_roofline,
                plot_transfer_copies, plot_transfer_timeline, plot_latency, plot_latency_hiding, plot_transpose,
-               plot_coalescing):
+               plot_coalescing, plot_scan, plot_histogram, plot_stencil, plot_sort, plot_attention):
         try:
             fn(b, gpu, args.out)
         except KeyError as e:

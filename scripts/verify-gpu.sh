@@ -16,7 +16,8 @@
 # --class-rate    scripts/grade_bench.py --copies 4 --per-gpu 4 --jobs 16: submissions an hour,
 #                 and every copy's per-task scores equal to its kind's graded alone.
 # --bench         scripts/bench.py, then its --ratios beside --against (default: the newest
-#                 result under docs/bench), so a ratio that fell is seen in the same log.
+#                 result of the same GPU under docs/bench, else the newest), so a ratio that
+#                 fell is seen in the same log.
 # --record-new    scripts/record_reports.py --unrecorded --mark-recorded: the labs labs/manifest.json
 #                 marks recorded: false (written where no GPU was at hand) get their report in
 #                 tests/data/reports and lose the mark, in this tree (commit both).
@@ -108,6 +109,9 @@ if [[ $bench -eq 1 ]]; then
   echo "== bench"
   python3 scripts/bench.py --build-dir build --out "$out/bench" >"$out/bench.log" 2>&1 || status=1
   result=$(ls -t "$out"/bench/*.json 2>/dev/null | head -1)
+  # default: the newest recorded result of the same GPU (its file name's slug), else the newest
+  gpu_slug=$(basename "${result:-none}" | sed -E 's/-[0-9]{4}-[0-9]{2}-[0-9]{2}\.json$//')
+  against="${against:-$(ls "$root"/docs/bench/"$gpu_slug"-*.json 2>/dev/null | sort | tail -1)}"
   against="${against:-$(ls "$root"/docs/bench/*.json 2>/dev/null | sort | tail -1)}"
   if [[ -n "$result" ]]; then
     python3 scripts/bench.py --ratios "$result" ${against:+--against "$against"} | tee "$out/ratios.txt"
