@@ -127,6 +127,18 @@ void Report::field(const std::string& key, const std::string& label, const Value
   }
 }
 
+void Report::dims(const std::string& key, const std::string& label,
+                  const std::vector<std::pair<std::string, Value>>& parts) {
+  nlohmann::json obj = nlohmann::json::object();
+  std::string text;
+  for (const auto& [name, value] : parts) {
+    obj[name] = to_json(value);
+    text += (text.empty() ? "" : " x ") + value.text();
+  }
+  (*impl_->current)[key] = std::move(obj);
+  if (!json_) fmt::print(out_, "  {:<34} : {}\n", label, text);
+}
+
 void Report::table(const std::string& key, const Table& table) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : table.rows()) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -92,6 +93,9 @@ class Report {
   // Text: "  label : value unit". JSON: "key": value in the current object.
   void field(const std::string& key, const std::string& label, const Value& value,
              const std::string& unit = "");
+  // A shape or another tuple of numbers: text "  label : 8192 x 333" (the parts' texts joined by
+  // " x "), JSON "key": {"nx": 8192, "ny": 333}: numbers, never the prose "8192 x 333".
+  void dims(const std::string& key, const std::string& label, const std::vector<std::pair<std::string, Value>>& parts);
   // Text: the rendered table. JSON: "key": [ {column key: cell, ...}, ... ].
   void table(const std::string& key, const Table& table);
   // Text: the line as is. JSON: appended to the "notes" array.

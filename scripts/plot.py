@@ -150,7 +150,9 @@ def plot_matmul(b, gpu, out):
     ax.set_yscale("log", base=10)
     ax.set_xlabel("batch b (vectors multiplied by W at once)")
     ax.set_ylabel("ms")
-    ax.set_title(f"y = W x, W {runs['matmul_gemv']['shape']}: GEMV (flat) to GEMM (rising)")
+    shape = runs["matmul_gemv"]["shape"]  # {"m": M, "k": K} (older results: the text "M x b x K")
+    w = f"{shape['m']} x {shape['k']}" if isinstance(shape, dict) else shape
+    ax.set_title(f"y = W x, W {w}: GEMV (flat) to GEMM (rising)")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(f"matmul on {gpu}")

@@ -179,10 +179,12 @@ inline void latency_table(cudalab::Report& report, const std::map<std::size_t, L
     if (static_cast<double>(w) > tlb_reach) break;
   }
   cudalab::Table t({{"level", "level"}, {"cycles", "cycles"}, {"ns", "ns"}, {"x_alu", "x FMA"}, {"notes", "the notes say"}});
-  const auto row = [&](const std::string& name, double cycles, const char* notes) {
+  // "the notes say": a number where they give one, their words where they give a range, null where
+  // they say nothing
+  const auto row = [&](const std::string& name, double cycles, const Value& notes) {
     t.add_row({name, Value(cycles, 1), Value(cycles / ghz, 1), Value(cycles / chip.fma_cycles, 1), notes});
   };
-  row("register: a dependent FMA", chip.fma_cycles, "1");
+  row("register: a dependent FMA", chip.fma_cycles, 1);
   if (auto l1 = at(16 << 10)) row("L1 hit (global, 16 KiB)", l1->cycles, "~30");
   row("shared memory", chip.shared_cycles, "20-30");
   row("constant cache", chip.constant_cycles, "~5");
@@ -194,7 +196,7 @@ inline void latency_table(cudalab::Report& report, const std::map<std::size_t, L
   }
   if (!tlb.pages.empty()) {
     row(fmt::format("TLB misses, {} spans (added to an L2 hit)", cudalab::human_bytes(static_cast<double>(tlb.pages.back() * page))),
-        tlb.cycles.back() - tlb.baseline, "-");
+        tlb.cycles.back() - tlb.baseline, Value());
   }
   report.heading("The latency table of the notes, measured on this GPU");
   report.table("latency_table", t);

@@ -43,16 +43,21 @@ inline void report_breakdown(cudalab::Report& report, const occ::GpuSpec& g, con
   report.heading(fmt::format("{}: {} threads, {} registers/thread, {} B shared memory per block", g.arch,
                              k.block_threads, k.regs_per_thread, k.static_smem + k.dynamic_smem));
   cudalab::Table t({{"resource", "resource"}, {"per_block", "per block"}, {"per_sm", "per SM"}, {"blocks", "blocks alone"}});
-  t.add_row({"threads (warps)", fmt::format("{} warps", r.warps_per_block), fmt::format("{} warps", r.max_warps),
-             blocks_text(r.by_warps)});
-  t.add_row({"resident-block cap", "1", std::to_string(g.max_blocks_per_sm), blocks_text(r.by_blocks)});
-  t.add_row({"registers", fmt::format("{} (allocated)", r.regs_allocated_per_block), std::to_string(g.regs_per_sm),
-             blocks_text(r.by_registers)});
-  t.add_row({"shared memory", fmt::format("{} B (with {} B reserved)", r.smem_allocated_per_block, g.smem_reserved_per_block),
-             fmt::format("{} B", g.smem_per_sm), blocks_text(r.by_shared_memory)});
+  // per block and per SM: numbers in JSON (warps, blocks, registers, bytes: the row's resource),
+  // with their unit in the text
+  t.add_row({"threads (warps)", Value::shown(r.warps_per_block, fmt::format("{} warps", r.warps_per_block)),
+             Value::shown(r.max_warps, fmt::format("{} warps", r.max_warps)), blocks_text(r.by_warps)});
+  t.add_row({"resident-block cap", 1, g.max_blocks_per_sm, blocks_text(r.by_blocks)});
+  t.add_row({"registers", Value::shown(r.regs_allocated_per_block, fmt::format("{} (allocated)", r.regs_allocated_per_block)),
+             g.regs_per_sm, blocks_text(r.by_registers)});
+  t.add_row({"shared memory",
+             Value::shown(r.smem_allocated_per_block,
+                          fmt::format("{} B (with {} B reserved)", r.smem_allocated_per_block, g.smem_reserved_per_block)),
+             Value::shown(g.smem_per_sm, fmt::format("{} B", g.smem_per_sm)), blocks_text(r.by_shared_memory)});
   report.table("resources", t);
   report.field("resident_blocks", "resident blocks per SM", r.resident_blocks);
-  report.field("active_warps", "active warps per SM", fmt::format("{} of {}", r.active_warps, r.max_warps));
+  report.field("active_warps", "active warps per SM",
+               Value::shown(r.active_warps, fmt::format("{} of {}", r.active_warps, r.max_warps)));
   report.field("occupancy_percent", "occupancy", Value(r.occupancy_percent, 2), "%");
   report.field("limited_by", "limited by", r.limiter_names());
 }

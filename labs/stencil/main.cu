@@ -66,7 +66,7 @@ int run(int argc, char** argv) {
   cudalab::require_device_memory(4.0 * cells * sizeof(float), "the stencil fields");  // input, its base, 2 outputs
   cudalab::require_host_memory(6.0 * cells * sizeof(double), "the CPU's answers");
   const int nx = static_cast<int>(o.nx), ny = static_cast<int>(o.ny), n3 = static_cast<int>(o.n3);
-  run.report().field("shape_2d", "conv and heat2d", fmt::format("{} x {}", nx, ny));
+  run.report().dims("shape_2d", "conv and heat2d", {{"nx", nx}, {"ny", ny}});
   const double fp32_peak = run.facts().theoretical_fp32_gflops();
   const cudalab::Yardsticks& y = run.yardsticks();
 

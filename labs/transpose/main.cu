@@ -81,7 +81,7 @@ int run(int argc, char** argv) {
   cudalab::LabRun run("transpose", o.common, "float");  // the block of each variant: its launch row
   cudalab::require_device_memory(3.0 * bytes, what);   // in, its base (fresh inputs), out
   cudalab::require_host_memory(4.0 * bytes, what);     // the input, its answer, the scaled answer, the GPU's
-  run.report().field("shape", "input (rows x cols)", fmt::format("{} x {}", o.rows, o.cols));
+  run.report().dims("shape", "input (rows x cols)", {{"rows", o.rows}, {"cols", o.cols}});
   run.yardsticks();
   transpose::Problem p(static_cast<int>(o.rows), static_cast<int>(o.cols), cudalab::Replays::kCaught);
   run.report().heading("Launch configuration");

@@ -130,6 +130,17 @@ TEST(Report, JsonIsOneValidDocumentWithEverything) {
   EXPECT_EQ(out.find("ignored in JSON"), std::string::npos);
 }
 
+// A shape is numbers in JSON and "8192 x 333" in text.
+TEST(Report, DimsAreNumbersInJsonAndOneLineInText) {
+  const auto fill = [](Report& r) { r.dims("shape", "input (rows x cols)", {{"rows", 8192}, {"cols", 333}}); };
+  const auto doc = nlohmann::json::parse(render(true, fill));
+  EXPECT_EQ(doc["shape"]["rows"], 8192);
+  EXPECT_EQ(doc["shape"]["cols"], 333);
+  EXPECT_TRUE(doc["shape"]["rows"].is_number());
+  const std::string text = render(false, fill);
+  EXPECT_NE(text.find(": 8192 x 333\n"), std::string::npos) << text;
+}
+
 TEST(Report, TextHasHeadingsFieldsAndTables) {
   const std::string out = render(false, [](Report& r) {
     r.heading("Device 0");
