@@ -65,4 +65,27 @@ int resident_blocks(const void* kernel, int threads, std::size_t dynamic_smem) {
   return per_sm;
 }
 
+int resident_clusters(const void* kernel, int cluster, int threads, std::size_t dynamic_smem) {
+  static std::map<std::tuple<int, const void*, int, int, std::size_t>, int> clusters;
+  const int device = current_device();
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  const auto key = std::make_tuple(device, kernel, cluster, threads, dynamic_smem);
+  if (auto it = clusters.find(key); it != clusters.end()) return it->second;
+  if (dynamic_smem > 48 * 1024) allow_dynamic_shared_memory(kernel, static_cast<int>(dynamic_smem));
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+  config.gridDim = dim3(static_cast<unsigned>(cluster));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = dynamic_smem;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int n = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
+  clusters.emplace(key, n);
+  return n;
+}
+
 }  // namespace cudalab

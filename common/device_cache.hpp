@@ -7,6 +7,7 @@
 //
 //   const cudalab::LaunchLimits& d = cudalab::launch_limits();   // the current device's
 //   int per_sm = cudalab::resident_blocks(kernel, 256, smem);     // cudaOccupancy..., cached
+//   int at_once = cudalab::resident_clusters(kernel, 4, 256, smem); // clusters on the GPU, cached
 #include <cstddef>
 
 namespace cudalab {
@@ -34,5 +35,10 @@ template <typename Kernel>
 int resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) {
   return resident_blocks(reinterpret_cast<const void*>(kernel), threads, dynamic_smem);
 }
+
+// cudaOccupancyMaxActiveClusters: how many clusters of `cluster` blocks of `threads` threads and
+// `dynamic_smem` bytes the current device holds at once, queried once per (device, kernel,
+// cluster, threads, dynamic_smem). Needs thread-block clusters (LaunchLimits::clusters).
+int resident_clusters(const void* kernel, int cluster, int threads, std::size_t dynamic_smem = 0);
 
 }  // namespace cudalab

@@ -15,8 +15,6 @@
 #include <cub/device/device_histogram.cuh>
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -375,17 +373,8 @@ void launch_cluster(Launch& l, const Args<K>& a, const DeviceLimits& d) {
   config.dynamicSmemBytes = smem;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  // clusters that fit on the GPU at once, queried once per (device, cluster, slice): not in a timed launch
-  static std::map<std::tuple<int, int, std::size_t>, int> fitting;
-  const auto key = std::make_tuple(d.device, cluster, smem);
-  auto fit = fitting.find(key);
-  if (fit == fitting.end()) {
-    config.gridDim = dim3(static_cast<unsigned>(cluster));
-    int n = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
-    fit = fitting.emplace(key, n).first;
-  }
-  const int clusters = fit->second;
+  // clusters that fit on the GPU at once, queried once (common/device_cache): not in a timed launch
+  const int clusters = cudalab::resident_clusters(kernel, cluster, kBlock, smem);
   const std::size_t wanted = cudalab::ceil_div<std::size_t>(cudalab::ceil_div(a.n, std::size_t{kBlock} * 16), cluster);
   const std::size_t groups = std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(std::max(clusters, 1)));
   l.blocks = static_cast<unsigned>(groups) * static_cast<unsigned>(cluster);

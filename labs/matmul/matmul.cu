@@ -840,10 +840,7 @@ bool vector_path(Variant v, const float* a, const float* b, const float* c, int 
 
 std::string fallback(Variant v) {
   if (v != Variant::kAsyncPipeline) return "";
-  int device = 0, major = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major < 8 ? "cp.async needs sm_80: plain copies in the same pipeline" : "";
+  return cudalab::launch_limits().cc_major < 8 ? "cp.async needs sm_80: plain copies in the same pipeline" : "";
 }
 
 void launch(Variant v, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
