@@ -9,6 +9,7 @@
 // block loads (T + 2R)^2 cells for T^2 outputs) and a barrier.
 #include "stencil.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -271,41 +272,97 @@ __global__ void __launch_bounds__(kBx* kBy) heat3d_plane(const float* __restrict
 
 // ---- the ladder, described once ----
 
+// What a launcher is given: one launch's input and output, the sizes, the filter's radius (conv)
+// and the steps this launch takes (heat2d_temporal: up to kTemporalSteps; the others: 1).
+struct Step {
+  const float* in;
+  float* out;
+  int nx, ny, nz, radius, steps;
+  cudaStream_t stream;
+};
+using Launcher = void (*)(const Step&);
+
+dim3 grid_2d(int nx, int ny, int tile_x, int tile_y) {
+  return dim3(static_cast<unsigned>(cudalab::ceil_div(nx, tile_x)), static_cast<unsigned>(cudalab::ceil_div(ny, tile_y)));
+}
+const dim3 kBlockShape(kBx, kBy);
+std::size_t conv_smem(int radius, int tile_rows) {
+  return static_cast<std::size_t>(kBx + 2 * radius) * static_cast<std::size_t>(tile_rows + 2 * radius) * sizeof(float);
+}
+
+template <bool kReadOnly>
+void launch_conv_global(const Step& s) {
+  conv_global<kReadOnly><<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.radius);
+}
+template <int kRowsPerThread>
+void launch_conv_shared(const Step& s) {
+  conv_shared<kRowsPerThread><<<grid_2d(s.nx, s.ny, kBx, kRowsPerThread * kBy), kBlockShape,
+                                conv_smem(s.radius, kRowsPerThread * kBy), s.stream>>>(s.in, s.out, s.nx, s.ny, s.radius);
+}
+void launch_heat2d_naive(const Step& s) {
+  heat2d_naive<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d);
+}
+void launch_heat2d_shared(const Step& s) {
+  heat2d_shared<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d);
+}
+void launch_heat2d_columns(const Step& s) {
+  heat2d_columns<<<grid_2d(s.nx, s.ny, kBx, kBy * kColumnRows), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny,
+                                                                                          kAlpha2d);
+}
+void launch_heat2d_temporal(const Step& s) {
+  heat2d_temporal<<<grid_2d(s.nx, s.ny, kTw, kTw), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d,
+                                                                               s.steps);
+}
+void launch_heat3d_naive(const Step& s) {
+  heat3d_naive<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.nz, kAlpha3d);
+}
+void launch_heat3d_plane(const Step& s) {
+  heat3d_plane<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.nz, kAlpha3d);
+}
+
+// A row is the whole variant: its name, what it changes, its kind, its launcher, the rows of the
+// grid one block covers (the grid's y limit) and the steps one launch may take.
 struct Row {
   Variant id;
   const char* name;  // as --variant takes it
   const char* what;  // one line: what this variant changes
   Kind kind;
+  Launcher launch;
+  int tile_rows = kBy;
+  int steps_per_launch = 1;
 };
 
 const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kConvNaive, "conv_naive", "global loads, one output per thread: L1 and L2 serve the neighbours' reuse",
-       Kind::kConv},
-      {Variant::kConvReadOnly, "conv_read_only", "the same loads through the read-only path (__ldg)", Kind::kConv},
+       Kind::kConv, launch_conv_global<false>},
+      {Variant::kConvReadOnly, "conv_read_only", "the same loads through the read-only path (__ldg)", Kind::kConv,
+       launch_conv_global<true>},
       {Variant::kConvSharedTile, "conv_shared_tile",
-       "the block loads a 32 x 8 tile and its halo into shared memory; every tap from there", Kind::kConv},
+       "the block loads a 32 x 8 tile and its halo into shared memory; every tap from there", Kind::kConv,
+       launch_conv_shared<1>},
       {Variant::kConvSharedCoarse, "conv_shared_coarse",
-       "a 32 x 32 tile, 4 outputs per thread: the same halo shared by 4 times the outputs", Kind::kConv},
-      {Variant::kHeat2dNaive, "heat2d_naive", "one step per launch, global loads", Kind::kHeat2d},
+       "a 32 x 32 tile, 4 outputs per thread: the same halo shared by 4 times the outputs", Kind::kConv,
+       launch_conv_shared<4>, 4 * kBy},
+      {Variant::kHeat2dNaive, "heat2d_naive", "one step per launch, global loads", Kind::kHeat2d, launch_heat2d_naive},
       {Variant::kHeat2dSharedTile, "heat2d_shared_tile", "one step per launch from a shared tile with a 1-cell halo",
-       Kind::kHeat2d},
+       Kind::kHeat2d, launch_heat2d_shared},
       {Variant::kHeat2dColumns, "heat2d_columns",
-       "each thread 16 rows of a column: north, centre and south in registers, one new load per cell", Kind::kHeat2d},
+       "each thread 16 rows of a column: north, centre and south in registers, one new load per cell", Kind::kHeat2d,
+       launch_heat2d_columns, kBy * kColumnRows},
       {Variant::kHeat2dTemporal, "heat2d_temporal",
-       "4 steps per launch in shared memory (a 4-cell halo): one DRAM read and write per 4 steps", Kind::kHeat2d},
-      {Variant::kHeat3dNaive, "heat3d_naive", "one thread per (x, y) column marching in z, global loads", Kind::kHeat3d},
+       "4 steps per launch in shared memory (a 4-cell halo): one DRAM read and write per 4 steps", Kind::kHeat2d,
+       launch_heat2d_temporal, kTw, kTemporalSteps},
+      {Variant::kHeat3dNaive, "heat3d_naive", "one thread per (x, y) column marching in z, global loads", Kind::kHeat3d,
+       launch_heat3d_naive},
       {Variant::kHeat3dPlane, "heat3d_plane",
-       "2.5D blocking: the plane in shared memory, the cells below and above in registers", Kind::kHeat3d},
+       "2.5D blocking: the plane in shared memory, the cells below and above in registers", Kind::kHeat3d,
+       launch_heat3d_plane},
   };
   return rows;
 }
 
 const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "stencil"); }
-
-dim3 grid_2d(int nx, int ny, int tile_x, int tile_y) {
-  return dim3(static_cast<unsigned>(cudalab::ceil_div(nx, tile_x)), static_cast<unsigned>(cudalab::ceil_div(ny, tile_y)));
-}
 
 void require_grid(int nx, int ny, int tile_y) {
   if (cudalab::ceil_div(ny, tile_y) > 65535) {
@@ -341,53 +398,25 @@ void set_filter(const std::vector<float>& weights, int radius) {
 void conv(Variant v, const float* in, float* out, int nx, int ny, int radius, cudaStream_t stream) {
   if (kind_of(v) != Kind::kConv) throw std::invalid_argument("conv: " + variant_name(v) + " is not a convolution");
   if (radius < 1 || radius > kMaxRadius) throw std::invalid_argument("conv: the radius must be 1 .. 8");
-  const dim3 block(kBx, kBy);
-  const auto smem = [radius](int th) {
-    return static_cast<std::size_t>(kBx + 2 * radius) * static_cast<std::size_t>(th + 2 * radius) * sizeof(float);
-  };
-  switch (v) {
-    case Variant::kConvNaive:
-      require_grid(nx, ny, kBy);
-      conv_global<false><<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
-      break;
-    case Variant::kConvReadOnly:
-      require_grid(nx, ny, kBy);
-      conv_global<true><<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(in, out, nx, ny, radius);
-      break;
-    case Variant::kConvSharedTile:
-      require_grid(nx, ny, kBy);
-      conv_shared<1><<<grid_2d(nx, ny, kBx, kBy), block, smem(kBy), stream>>>(in, out, nx, ny, radius);
-      break;
-    default:
-      require_grid(nx, ny, 4 * kBy);
-      conv_shared<4><<<grid_2d(nx, ny, kBx, 4 * kBy), block, smem(4 * kBy), stream>>>(in, out, nx, ny, radius);
-      break;
-  }
-  CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+  const Row& r = row_of(v);
+  require_grid(nx, ny, r.tile_rows);
+  r.launch({in, out, nx, ny, 1, radius, 1, stream});
+  CUDA_CHECK_LAUNCH(r.name);
 }
 
 const float* heat2d(Variant v, const float* u0, float* a, float* b, int nx, int ny, int steps, int* launches,
                     cudaStream_t stream) {
   if (kind_of(v) != Kind::kHeat2d) throw std::invalid_argument("heat2d: " + variant_name(v) + " is not a 2D heat step");
   if (steps < 1) throw std::invalid_argument("heat2d: at least one step");
-  const bool temporal = v == Variant::kHeat2dTemporal;
-  require_grid(nx, ny, temporal ? kTw : v == Variant::kHeat2dColumns ? kBy * kColumnRows : kBy);
-  const dim3 block(kBx, kBy);
+  const Row& r = row_of(v);
+  require_grid(nx, ny, r.tile_rows);
   const float* from = u0;
   float* to = a;
   int count = 0;
   for (int done = 0; done < steps; ++count) {
-    const int k = temporal ? (steps - done < kTemporalSteps ? steps - done : kTemporalSteps) : 1;
-    if (v == Variant::kHeat2dNaive) {
-      heat2d_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
-    } else if (v == Variant::kHeat2dSharedTile) {
-      heat2d_shared<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
-    } else if (v == Variant::kHeat2dColumns) {
-      heat2d_columns<<<grid_2d(nx, ny, kBx, kBy * kColumnRows), block, 0, stream>>>(from, to, nx, ny, kAlpha2d);
-    } else {
-      heat2d_temporal<<<grid_2d(nx, ny, kTw, kTw), block, 0, stream>>>(from, to, nx, ny, kAlpha2d, k);
-    }
-    CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+    const int k = std::min(steps - done, r.steps_per_launch);
+    r.launch({from, to, nx, ny, 1, 0, k, stream});
+    CUDA_CHECK_LAUNCH(r.name);
     done += k;
     from = to;
     to = to == a ? b : a;
@@ -401,17 +430,13 @@ const float* heat3d(Variant v, const float* u0, float* a, float* b, int nx, int 
   if (kind_of(v) != Kind::kHeat3d) throw std::invalid_argument("heat3d: " + variant_name(v) + " is not a 3D heat step");
   if (steps < 1) throw std::invalid_argument("heat3d: at least one step");
   if (nz <= 0) throw std::invalid_argument("heat3d: the sizes must be positive");
-  require_grid(nx, ny, kBy);
-  const dim3 block(kBx, kBy);
+  const Row& r = row_of(v);
+  require_grid(nx, ny, r.tile_rows);
   const float* from = u0;
   float* to = a;
   for (int s = 0; s < steps; ++s) {
-    if (v == Variant::kHeat3dNaive) {
-      heat3d_naive<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, nz, kAlpha3d);
-    } else {
-      heat3d_plane<<<grid_2d(nx, ny, kBx, kBy), block, 0, stream>>>(from, to, nx, ny, nz, kAlpha3d);
-    }
-    CUDA_CHECK_LAUNCH(variant_name(v).c_str());
+    r.launch({from, to, nx, ny, nz, 0, 1, stream});
+    CUDA_CHECK_LAUNCH(r.name);
     from = to;
     to = to == a ? b : a;
   }
