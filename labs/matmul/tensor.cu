@@ -568,6 +568,7 @@ struct Row {
   const char* what;  // one line: what this variant changes
   void (*launch)(const Problem&);
   Shape shape;
+  LayoutCheck (*layout)() = nullptr;  // the mma_sync rungs: the bank arithmetic of their shared tiles
 };
 
 // The ladder, described once: a row is the whole variant.
@@ -577,19 +578,24 @@ const std::vector<Row>& ladder() {
        {kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1}},
       {Variant::kMmaSyncPlain, "mma_sync_plain",
        "mma.sync m16n8k16 fed by ldmatrix, 128 x 128 tile, 3 cp.async stages; rows as they are: bank conflicts",
-       launch_mma_sync<kPlain>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages}},
+       launch_mma_sync<kPlain>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages},
+       check_layout<kPlain>},
       {Variant::kMmaSyncPadded, "mma_sync_padded", "the same with every row 16 bytes longer: ldmatrix conflict-free",
-       launch_mma_sync<kPadded>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages}},
+       launch_mma_sync<kPadded>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages},
+       check_layout<kPadded>},
       {Variant::kMmaSyncSwizzled, "mma_sync_swizzled",
        "rows as they are, 16-byte chunks XOR-swizzled by row: conflict-free with no padding",
-       launch_mma_sync<kSwizzled>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages}},
+       launch_mma_sync<kSwizzled>, {MmaBase::BM, MmaBase::BN, MmaBase::BK, MmaBase::threads, MmaBase::stages},
+       check_layout<kSwizzled>},
       {Variant::kMmaSyncWide, "mma_sync_wide",
        "swizzled, a 128 x 256 tile for the same 8 warps (64 x 64 each: 32 mma per 8 ldmatrix), K slices of 64, 3 stages",
-       launch_mma_sync<kSwizzled, MmaWide>, {MmaWide::BM, MmaWide::BN, MmaWide::BK, MmaWide::threads, MmaWide::stages}},
+       launch_mma_sync<kSwizzled, MmaWide>, {MmaWide::BM, MmaWide::BN, MmaWide::BK, MmaWide::threads, MmaWide::stages},
+       check_layout<kSwizzled, MmaWide>},
       {Variant::kMmaSyncPipelined, "mma_sync_pipelined",
        "the wide tile software-pipelined: next step's ldmatrix before this step's mma (two fragment sets), "
        "addresses worked out once, grouped tile order",
-       launch_mma_pipelined, {MmaPipe::BM, MmaPipe::BN, MmaPipe::BK, MmaPipe::threads, MmaPipe::stages}},
+       launch_mma_pipelined, {MmaPipe::BM, MmaPipe::BN, MmaPipe::BK, MmaPipe::threads, MmaPipe::stages},
+       check_layout<kSwizzled, MmaPipe>},
       {Variant::kWgmmaTma, "wgmma_tma",
        "Hopper: TMA copies into 4 swizzled stages, wgmma.m64n128k16 from shared memory, one warpgroup (sm_90a)",
        launch_wgmma_tma, {hopper::kTmaBM, hopper::kTmaBN, hopper::kBK, hopper::kTmaThreads, hopper::kTmaStages}},
@@ -609,17 +615,9 @@ CUDALAB_VARIANTS_FROM(Variant, ladder())
 Shape shape(Variant v) { return row_of(v).shape; }
 
 LayoutCheck layout_check(Variant v) {
-  switch (v) {
-    case Variant::kMmaSyncPlain: return check_layout<kPlain>();
-    case Variant::kMmaSyncPadded: return check_layout<kPadded>();
-    case Variant::kMmaSyncSwizzled: return check_layout<kSwizzled>();
-    case Variant::kMmaSyncWide: return check_layout<kSwizzled, MmaWide>();
-    case Variant::kMmaSyncPipelined: return check_layout<kSwizzled, MmaPipe>();
-    case Variant::kWmma:
-    case Variant::kWgmmaTma:
-    case Variant::kWgmmaWarpSpecialized: break;
-  }
-  throw std::invalid_argument("layout_check: " + variant_name(v) + " has no mma_sync layout");
+  const Row& r = row_of(v);
+  if (!r.layout) throw std::invalid_argument("layout_check: " + variant_name(v) + " has no mma_sync layout");
+  return r.layout();
 }
 
 std::string unavailable(Variant v) {
