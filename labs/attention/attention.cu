@@ -9,10 +9,12 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.hpp"
 #include "common/device_cache.hpp"
+#include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "common/mma.cuh"
 #include "common/vector_types.cuh"
@@ -27,39 +29,6 @@ using std::uint16_t;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr float kLog2e = 1.4426950408889634f;
 
-struct Row {
-  Variant id;
-  const char* name;
-  const char* what;
-  Kind kind;
-};
-
-const std::vector<Row>& ladder() {
-  static const std::vector<Row> rows{
-      {Variant::kSoftmaxThreePass, "softmax_three_pass",
-       "a block per row: the max, the sum of exponentials, the outputs: three reads of the row", Kind::kSoftmax},
-      {Variant::kSoftmaxOnline, "softmax_online",
-       "the max and the sum in one pass (a running max rescales the sum), then the outputs: two reads",
-       Kind::kSoftmax},
-      {Variant::kSoftmaxRegisters, "softmax_registers",
-       "the row held in registers, 16-byte loads and stores (8 for BF16): one read and one write, the copy's bytes", Kind::kSoftmax},
-      {Variant::kPrefillFusedSimt, "prefill_fused_simt",
-       "one kernel: a warp per query row walks K and V tiles in shared memory with the online softmax "
-       "(FlashAttention-1's idea); the S x S scores never reach DRAM",
-       Kind::kPrefill},
-      {Variant::kPrefillMmaSync, "prefill_mma_sync",
-       "FlashAttention-2 on Tensor Cores: a warp per 16 query rows, Q K^T and P V by mma.sync, P kept in "
-       "registers as the A operand; causal tiles past the diagonal skipped",
-       Kind::kPrefill},
-      {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode},
-      {Variant::kDecodeSplit, "decode_split",
-       "the cache split over the SMs (flash-decoding), the splits' partial results merged by a second kernel",
-       Kind::kDecode},
-  };
-  return rows;
-}
-
-const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "attention"); }
 
 // ---- element access -----------------------------------------------------------------------------
 
@@ -243,24 +212,23 @@ void launch_registers(const Tin* x, Tout* y, int rows, int cols, int q_len, int 
 #undef ATTENTION_REGISTERS
 }
 
+// The softmax launchers, one per variant, for FP32 or BF16 rows (Elem).
 template <typename T>
-void softmax_typed(Variant v, const T* x, T* y, int rows, int cols, cudaStream_t stream) {
-  switch (v) {
-    case Variant::kSoftmaxThreePass:
-      softmax_three_pass<T><<<static_cast<unsigned>(rows), 256, 0, stream>>>(x, y, cols);
-      CUDA_CHECK_LAUNCH("softmax_three_pass");
-      return;
-    case Variant::kSoftmaxOnline:
-      softmax_online<T><<<static_cast<unsigned>(rows), 256, 0, stream>>>(x, y, cols);
-      CUDA_CHECK_LAUNCH("softmax_online");
-      return;
-    case Variant::kSoftmaxRegisters:
-      launch_registers<T, T>(x, y, rows, cols, 1, -1, stream);
-      return;
-    default:
-      throw std::invalid_argument(std::string("attention: ") + row_of(v).name + " is not a softmax");
-  }
+void three_pass_typed(const void* x, void* y, int rows, int cols, cudaStream_t stream) {
+  softmax_three_pass<T><<<static_cast<unsigned>(rows), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), cols);
 }
+template <typename T>
+void online_typed(const void* x, void* y, int rows, int cols, cudaStream_t stream) {
+  softmax_online<T><<<static_cast<unsigned>(rows), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), cols);
+}
+template <typename T>
+void registers_typed(const void* x, void* y, int rows, int cols, cudaStream_t stream) {
+  launch_registers<T, T>(static_cast<const T*>(x), static_cast<T*>(y), rows, cols, 1, -1, stream);
+}
+using SoftmaxLaunch = void (*)(const void*, void*, int, int, cudaStream_t);
+struct SoftmaxPair {
+  SoftmaxLaunch f32 = nullptr, bf16 = nullptr;  // null: not a softmax
+};
 
 // ---- 4. fused prefill on the SIMT cores ----------------------------------------------------------
 // A block of 8 warps takes 8 query rows of one head; each tile of 32 keys and their values goes
@@ -638,48 +606,107 @@ void require_shape(const Shape& s) {
   if (s.causal && s.q_len > s.kv_len) throw std::invalid_argument("attention: a causal prefill needs q_len <= kv_len");
 }
 
-template <int D>
-void attend_d(Variant v, const Shape& s, const uint16_t* q, const uint16_t* k, const uint16_t* vv, uint16_t* o,
-              DecodeWorkspace* ws, cudaStream_t stream) {
-  const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(D));
-  const unsigned heads = static_cast<unsigned>(s.heads);
-  switch (v) {
-    case Variant::kPrefillFusedSimt:
-      prefill_fused_simt<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(s.q_len, kSimtRows)), heads), kSimtRows * 32, 0,
-                              stream>>>(q, k, vv, o, s.q_len, s.kv_len, s.causal, scale_log2);
-      CUDA_CHECK_LAUNCH("prefill_fused_simt");
-      return;
-    case Variant::kPrefillMmaSync:
-      // the suite's per-device cache: attend() runs inside timed loops
-      if (cudalab::launch_limits().cc_major < 8) {
-        throw std::runtime_error("attention: prefill_mma_sync: BF16 mma.sync needs sm_80 or later");
-      }
-      prefill_mma_sync<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(s.q_len, kMmaRows)), heads), kMmaThreads, 0,
-                            stream>>>(q, k, vv, o, s.q_len, s.kv_len, s.causal, scale_log2);
-      CUDA_CHECK_LAUNCH("prefill_mma_sync");
-      return;
-    case Variant::kDecodePerHead:
-      decode_part<D><<<dim3(1, heads), kDecodeThreads, 0, stream>>>(q, k, vv, o, nullptr, s.kv_len, s.kv_len, scale_log2);
-      CUDA_CHECK_LAUNCH("decode_part");
-      return;
-    case Variant::kDecodeSplit: {
-      if (!ws) throw std::invalid_argument("attention: decode_split needs a DecodeWorkspace");
-      const int splits = std::min(decode_splits(s, cudalab::launch_limits().sms), ws->max_splits());
-      const int chunk = cudalab::ceil_div(s.kv_len, splits);
-      const int used = cudalab::ceil_div(s.kv_len, chunk);  // none empty
-      decode_part<D><<<dim3(static_cast<unsigned>(used), heads), kDecodeThreads, 0, stream>>>(
-          q, k, vv, o, ws->partials(), s.kv_len, chunk, scale_log2);
-      CUDA_CHECK_LAUNCH("decode_part");
-      if (used > 1) {
-        decode_merge<D><<<heads, D, 0, stream>>>(ws->partials(), o, used);
-        CUDA_CHECK_LAUNCH("decode_merge");
-      }
-      return;
-    }
-    default:
-      throw std::invalid_argument("attention: " + std::string(row_of(v).name) + " is not a fused attention kernel");
-  }
+// The fused attention launchers, one per variant; the head dimension (64 or 128) is a template
+// argument of every kernel, chosen from the one declared list.
+using HeadDims = cudalab::int_list<64, 128>;
+struct Attend {
+  const Shape& s;
+  const uint16_t *q, *k, *v;
+  uint16_t* o;
+  DecodeWorkspace* ws;
+  cudaStream_t stream;
+};
+template <typename F>
+void with_head_dim(const Attend& a, F&& f) {
+  cudalab::dispatch(HeadDims{}, a.s.d, "attention: the head dimension", [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    f(std::integral_constant<int, D>{}, kLog2e / std::sqrt(static_cast<float>(D)));
+  });
 }
+
+void launch_prefill_simt(const Attend& a) {
+  with_head_dim(a, [&](auto d, float scale_log2) {
+    constexpr int D = decltype(d)::value;
+    prefill_fused_simt<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(a.s.q_len, kSimtRows)), static_cast<unsigned>(a.s.heads)),
+                            kSimtRows * 32, 0, a.stream>>>(a.q, a.k, a.v, a.o, a.s.q_len, a.s.kv_len, a.s.causal, scale_log2);
+  });
+}
+
+void launch_prefill_mma(const Attend& a) {
+  // the suite's per-device cache: attend() runs inside timed loops
+  if (cudalab::launch_limits().cc_major < 8) {
+    throw std::runtime_error("attention: prefill_mma_sync: BF16 mma.sync needs sm_80 or later");
+  }
+  with_head_dim(a, [&](auto d, float scale_log2) {
+    constexpr int D = decltype(d)::value;
+    prefill_mma_sync<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(a.s.q_len, kMmaRows)), static_cast<unsigned>(a.s.heads)),
+                          kMmaThreads, 0, a.stream>>>(a.q, a.k, a.v, a.o, a.s.q_len, a.s.kv_len, a.s.causal, scale_log2);
+  });
+}
+
+void launch_decode_per_head(const Attend& a) {
+  with_head_dim(a, [&](auto d, float scale_log2) {
+    constexpr int D = decltype(d)::value;
+    decode_part<D><<<dim3(1, static_cast<unsigned>(a.s.heads)), kDecodeThreads, 0, a.stream>>>(
+        a.q, a.k, a.v, a.o, nullptr, a.s.kv_len, a.s.kv_len, scale_log2);
+  });
+}
+
+void launch_decode_split(const Attend& a) {
+  if (!a.ws) throw std::invalid_argument("attention: decode_split needs a DecodeWorkspace");
+  const int splits = std::min(decode_splits(a.s, cudalab::launch_limits().sms), a.ws->max_splits());
+  const int chunk = cudalab::ceil_div(a.s.kv_len, splits);
+  const int used = cudalab::ceil_div(a.s.kv_len, chunk);  // none empty
+  const unsigned heads = static_cast<unsigned>(a.s.heads);
+  with_head_dim(a, [&](auto d, float scale_log2) {
+    constexpr int D = decltype(d)::value;
+    decode_part<D><<<dim3(static_cast<unsigned>(used), heads), kDecodeThreads, 0, a.stream>>>(
+        a.q, a.k, a.v, a.o, a.ws->partials(), a.s.kv_len, chunk, scale_log2);
+    CUDA_CHECK_LAUNCH("decode_part");
+    if (used > 1) decode_merge<D><<<heads, D, 0, a.stream>>>(a.ws->partials(), a.o, used);
+  });
+}
+
+// ---- the ladder, described once ------------------------------------------------------------------
+
+struct Row {
+  Variant id;
+  const char* name;
+  const char* what;
+  Kind kind;
+  SoftmaxPair softmax{};                   // the softmax rows' launchers (FP32, BF16)
+  void (*attend)(const Attend&) = nullptr;  // the prefill and decode rows' launcher
+};
+
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kSoftmaxThreePass, "softmax_three_pass",
+       "a block per row: the max, the sum of exponentials, the outputs: three reads of the row", Kind::kSoftmax,
+       {three_pass_typed<float>, three_pass_typed<uint16_t>}},
+      {Variant::kSoftmaxOnline, "softmax_online",
+       "the max and the sum in one pass (a running max rescales the sum), then the outputs: two reads",
+       Kind::kSoftmax, {online_typed<float>, online_typed<uint16_t>}},
+      {Variant::kSoftmaxRegisters, "softmax_registers",
+       "the row held in registers, 16-byte loads and stores (8 for BF16): one read and one write, the copy's bytes",
+       Kind::kSoftmax, {registers_typed<float>, registers_typed<uint16_t>}},
+      {Variant::kPrefillFusedSimt, "prefill_fused_simt",
+       "one kernel: a warp per query row walks K and V tiles in shared memory with the online softmax "
+       "(FlashAttention-1's idea); the S x S scores never reach DRAM",
+       Kind::kPrefill, {}, launch_prefill_simt},
+      {Variant::kPrefillMmaSync, "prefill_mma_sync",
+       "FlashAttention-2 on Tensor Cores: a warp per 16 query rows, Q K^T and P V by mma.sync, P kept in "
+       "registers as the A operand; causal tiles past the diagonal skipped",
+       Kind::kPrefill, {}, launch_prefill_mma},
+      {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode, {},
+       launch_decode_per_head},
+      {Variant::kDecodeSplit, "decode_split",
+       "the cache split over the SMs (flash-decoding), the splits' partial results merged by a second kernel",
+       Kind::kDecode, {}, launch_decode_split},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "attention"); }
 
 }  // namespace
 
@@ -698,11 +725,11 @@ const char* kind_name(Kind k) {
 void softmax(Variant v, Elem e, const void* x, void* y, int rows, int cols, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) throw std::invalid_argument("attention: softmax sizes must be positive");
   if (cols > kMaxSoftmaxCols) throw std::invalid_argument("attention: softmax rows of at most 32768 elements");
-  if (e == Elem::kF32) {
-    softmax_typed(v, static_cast<const float*>(x), static_cast<float*>(y), rows, cols, stream);
-  } else {
-    softmax_typed(v, static_cast<const uint16_t*>(x), static_cast<uint16_t*>(y), rows, cols, stream);
-  }
+  const Row& r = row_of(v);
+  const SoftmaxLaunch launch = e == Elem::kF32 ? r.softmax.f32 : r.softmax.bf16;
+  if (!launch) throw std::invalid_argument(std::string("attention: ") + r.name + " is not a softmax");
+  launch(x, y, rows, cols, stream);
+  CUDA_CHECK_LAUNCH(r.name);
 }
 
 DecodeWorkspace::DecodeWorkspace(int heads, int d, int max_splits)
@@ -719,11 +746,10 @@ void attend(Variant v, const Shape& s, const uint16_t* q, const uint16_t* k, con
   const Kind kind = kind_of(v);
   if (kind == Kind::kDecode && s.q_len != 1) throw std::invalid_argument("attention: a decode has one query token");
   if (kind == Kind::kDecode && s.causal) throw std::invalid_argument("attention: a decode sees every key (not causal)");
-  if (s.d == 64) {
-    attend_d<64>(v, s, q, k, vv, o, ws, stream);
-  } else {
-    attend_d<128>(v, s, q, k, vv, o, ws, stream);
-  }
+  const Row& r = row_of(v);
+  if (!r.attend) throw std::invalid_argument("attention: " + std::string(r.name) + " is not a fused attention kernel");
+  r.attend({s, q, k, vv, o, ws, stream});
+  CUDA_CHECK_LAUNCH(r.name);
 }
 
 void masked_softmax_bf16(const float* x, uint16_t* y, int heads, int q_len, int kv_len, bool causal,
