@@ -1,9 +1,11 @@
-// sort: radix sort from a histogram, a scan and a scatter, and a bitonic network, every result
-// checked against the CPU's stable sort and timed against cub::DeviceRadixSort in the same run.
+// sort: a bitonic network, a merge sort, radix sorts from a histogram, a scan and a scatter, and the
+// one-sweep radix sort, every result checked against the CPU's stable sort and timed against
+// cub::DeviceRadixSort in the same run; then whether it pays against std::sort on one core.
 //   ./labs/sort                         2^24 uint32 keys, uniform, every variant
 //   ./labs/sort 2^28 --type float
 //   ./labs/sort 2^26 --pairs            uint32 keys with uint32 values: a stable sort (bitonic left out)
 //   ./labs/sort 2^20 --dist reversed --variant radix8
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +21,8 @@
 
 namespace {
 
+using cudalab::Value;
+
 struct Options {
   cudalab::CommonOptions common;
   std::int64_t n = std::int64_t{1} << 24;
@@ -27,6 +31,29 @@ struct Options {
   std::string dist = "uniform";
   bool pairs = false;
 };
+
+// "Does it pay?": the CPU's std::sort (one core) against the best variant and CUB, kernel only and
+// with the copies in and out, as a student's program that starts and ends with the keys in host
+// memory pays. Up to 2^26 keys (std::sort of 2^28 keys takes the CPU half a minute).
+constexpr std::int64_t kPaysMax = std::int64_t{1} << 26;
+
+void does_it_pay(cudalab::Report& report, sort::Problem& p, const cudalab::LadderResult& result, bool pairs, int repeat) {
+  const double cpu = p.cpu_sort_ms();
+  const auto& best = result.best_result();
+  const cudalab::RungResult* cub = result.baseline();
+  const int e2e_repeat = std::min(repeat, 5);
+  cudalab::Table t({{"way", "way"}, {"median_ms", "median ms"}, {"speedup", "x CPU"}});
+  const auto row = [&](const std::string& way, double ms) { t.add_row({way, Value(ms, 4), Value(cpu / ms, 2)}); };
+  row(pairs ? "CPU std::stable_sort, one core" : "CPU std::sort, one core", cpu);
+  row("GPU " + best.name + ", kernels only", best.timing.median_ms);
+  row("GPU " + best.name + ", with the copies (pageable)", p.end_to_end(best.name, e2e_repeat).median_ms);
+  if (cub && cub->result.correct) {
+    row("GPU CUB, kernels only", cub->result.timing.median_ms);
+    row("GPU CUB, with the copies (pageable)", p.end_to_end("", e2e_repeat).median_ms);
+  }
+  report.heading("Does it pay? (the keys start and end in host memory)");
+  report.table("pays", t);
+}
 
 int run(int argc, char** argv) {
   Options o;
@@ -56,11 +83,12 @@ int run(int argc, char** argv) {
 
   cudalab::LabRun run("sort", o.common, o.type);
   const double per_key = o.pairs ? 8.0 : 4.0;
-  // keys (and values), their second set, two ping-pong buffers (the bitonic one padded to a power
-  // of two), CUB's output and scratch, the tiles' counts and the one-sweep look-back's state (a
-  // byte per key at most); the CPU: the inputs, two answers, the sort's order
+  // keys (and values), their base copy (fresh inputs), two ping-pong buffers (the bitonic one
+  // padded to a power of two), CUB's output and scratch, the tiles' counts and the one-sweep
+  // look-back's state (a byte per key at most); the CPU: the inputs, two answers, the sort's
+  // order, the end-to-end copies out and std::sort's copy
   cudalab::require_device_memory((8.0 * per_key + 1.0) * static_cast<double>(n), fmt::format("a sort of {} keys", n));
-  cudalab::require_host_memory(4.0 * per_key * static_cast<double>(n) + 12.0 * static_cast<double>(n),
+  cudalab::require_host_memory(6.0 * per_key * static_cast<double>(n) + 12.0 * static_cast<double>(n),
                                fmt::format("a sort of {} keys", n));
   run.report().field("n", "N (keys)", o.n);
   run.report().field("pairs", "uint32 values beside the keys", o.pairs);
@@ -76,6 +104,7 @@ int run(int argc, char** argv) {
                                                                             : cudalab::Value()});
   }
   cudalab::report_ladder(run.report(), result, run.yardsticks(), o.common.repeat, {false, baseline});
+  if (result.best >= 0 && n <= kPaysMax) does_it_pay(run.report(), p, result, o.pairs, o.common.repeat);
   return cudalab::ladder_exit_code(result);
 }
 

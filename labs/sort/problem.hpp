@@ -5,12 +5,17 @@
 // that catch a replayed or cached result: uint32 keys (and values) plus a rotation modulo 2^32
 // (another order every launch: the keys that wrap sort first), float keys times 2^k (their
 // exponents shifted: the same order, every key new). The answer to each follows from the base's.
+#include <algorithm>
+#include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/device_buffer.hpp"
 #include "common/driver.hpp"
+#include "common/timer.hpp"
 #include "common/variants.hpp"
 #include "reference.hpp"
 #include "sort.hpp"
@@ -59,6 +64,50 @@ class Problem {
     if (!sets_ || sets_->current() < 0) return want_;
     if (t_ == KeyType::kFloat) return exponent_shifted(want_, sets_->exponent_shift());
     return rotated(want_, static_cast<std::uint32_t>(sets_->rotation(kKeyRange)));
+  }
+
+  // The CPU's std::sort of the keys (std::stable_sort of the pairs), one core, in ms: the first
+  // row of "does it pay?". Floats by their sort bits (the order the GPU sorts them in).
+  double cpu_sort_ms() const {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (pairs_) {
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> kv(keys_.size());
+      for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = {keys_[i], values_[i]};
+      std::stable_sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    } else {
+      std::vector<std::uint32_t> k = keys_;
+      const KeyType t = t_;
+      std::sort(k.begin(), k.end(), [t](std::uint32_t a, std::uint32_t b) { return sort_bits(a, t) < sort_bits(b, t); });
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // A sort whose keys (and values) start and end in host memory: the copies in (pageable), the
+  // variant's sort (or CUB's with `variant` empty), the sorted copies out; timed `repeat` times.
+  // The base keys are in the buffers afterwards.
+  cudalab::Timing end_to_end(const std::string& variant, int repeat) {
+    Variant v{};
+    const bool cub = variant.empty();
+    if (!cub && !parse_variant(variant, &v)) throw std::invalid_argument("sort: no variant " + variant);
+    std::vector<std::uint32_t> out_keys(keys_.size()), out_values(values_.size());
+    cudalab::Benchmarker bench({1, repeat, false});
+    const cudalab::Timing t = bench.run([&] {
+      d_keys_.upload(keys_);
+      if (pairs_) d_values_.upload(values_);
+      last_ = cub ? cub_.run() : sort::sort(v, t_, d_keys_.data(), pairs_ ? d_values_.data() : nullptr, keys_.size(), ws_);
+      if (!keys_.empty()) {
+        CUDA_CHECK(cudaMemcpy(out_keys.data(), last_.keys, keys_.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+        if (pairs_) {
+          CUDA_CHECK(cudaMemcpy(out_values.data(), last_.values, keys_.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+        }
+      }
+    });
+    if (sets_) sets_->use(0);  // the buffers hold the base keys: say so
+    const std::string what = cub ? "cub (end to end)" : variant + " (end to end)";
+    if (first_mismatch(want_, out_keys.data(), pairs_ ? out_values.data() : nullptr, t_, pairs_, what.c_str()) !=
+        keys_.size()) {
+      throw std::runtime_error("sort: the end-to-end sort of " + (cub ? std::string("CUB") : variant) + " is wrong");
+    }
+    return t;
   }
 
   // One rung per chosen variant that can sort this problem (pairs: the stable ones), its launches

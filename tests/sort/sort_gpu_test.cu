@@ -13,6 +13,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "gpu_test.hpp"
+#include "problem.hpp"
 #include "reference.hpp"
 #include "sort.hpp"
 
@@ -115,6 +116,46 @@ TEST(SortGpu, BitonicRefusesPairsAndEverySortRefusesMoreThanItsWorkspace) {
   EXPECT_THROW(sort::sort(Variant::kRadix8, KeyType::kU32, buf.data(), nullptr, 65, ws), std::invalid_argument);
   sort::Workspace keys_only(64, false);
   EXPECT_THROW(sort::sort(Variant::kRadix4, KeyType::kU32, buf.data(), buf.data(), 64, keys_only), std::invalid_argument);
+}
+
+// The lab's Problem: every timed launch's fresh keys (uint32 rotated, floats' exponents shifted,
+// values rotated) make the base's sorted output a replay that the check refuses, while a sort of
+// them matches the answer derived from the base's; the end-to-end sorts (a variant's and CUB's,
+// with the copies) leave the base keys in the buffers and the check passing again.
+TEST(SortProblem, FreshKeysCatchAReplayAndEndToEndSortsTheBase) {
+  CUDALAB_REQUIRE_GPU();
+  for (bool pairs : {false, true}) {
+    for (KeyType t : {KeyType::kU32, KeyType::kFloat}) {
+      if (pairs && t == KeyType::kFloat) continue;
+      const std::string what = std::string(sort::key_type_name(t)) + (pairs ? " pairs" : " keys");
+      sort::Problem p(5003, t, pairs, Dist::kFew, cudalab::testing::seed(41), cudalab::Replays::kCaught);
+      std::vector<cudalab::Rung> rungs = p.rungs("onesweep");
+      ASSERT_EQ(rungs.size(), 2u) << what;  // the variant and CUB
+      for (cudalab::Rung& r : rungs) {
+        r.poison();
+        r.launch();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        ASSERT_TRUE(r.check()) << what << " " << r.name;
+        testing::internal::CaptureStderr();
+        for (int rep : {0, 1, 2, 40}) {
+          p.replay_sets()->use_rep(rep);
+          EXPECT_FALSE(r.check()) << what << " " << r.name << ": the base's output on repetition " << rep;
+          r.launch();
+          CUDA_CHECK(cudaDeviceSynchronize());
+          EXPECT_TRUE(r.check()) << what << " " << r.name << " on repetition " << rep;
+        }
+        testing::internal::GetCapturedStderr();
+        p.replay_sets()->use(0);
+      }
+      EXPECT_GT(p.end_to_end("onesweep", 2).median_ms, 0.0) << what;
+      EXPECT_GT(p.end_to_end("", 2).median_ms, 0.0) << what;
+      EXPECT_THROW(p.end_to_end("no_such_sort", 1), std::invalid_argument);
+      EXPECT_GE(p.cpu_sort_ms(), 0.0);
+      rungs[0].launch();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_TRUE(rungs[0].check()) << what << ": the base keys after the end-to-end sorts";
+    }
+  }
 }
 
 }  // namespace
