@@ -477,34 +477,6 @@ __global__ void merge_pass(const std::uint32_t* keys_in, const std::uint32_t* va
   if (o < n) merge_pass_items<PAIRS>(keys_in, values_in, keys_out, values_out, n, width, o, is_float);
 }
 
-// ---- the ladder ----
-
-struct Row {
-  Variant id;
-  const char* name;  // as --variant takes it
-  const char* what;  // one line: what this variant changes
-  bool stable;
-};
-
-const std::vector<Row>& ladder() {
-  static const std::vector<Row> rows{
-      {Variant::kBitonic, "bitonic",
-       "a bitonic network: compare-exchange steps, those within 2048 keys in shared memory (keys only: not stable)", false},
-      {Variant::kMerge, "merge",
-       "merge sort: 1024-key tiles sorted in shared memory, then a merge pass per doubling, each thread's 8 outputs "
-       "placed by a co-rank search (stable)",
-       true},
-      {Variant::kRadix4, "radix4", "LSD radix, 4-bit digits: 8 passes of count, scan, stable scatter", true},
-      {Variant::kRadix8, "radix8", "LSD radix, 8-bit digits: 4 passes, 256 counters per tile", true},
-      {Variant::kOnesweep, "onesweep",
-       "one-sweep radix (8-bit digits): every pass's digit counts in one read, then per pass one kernel: count the "
-       "tile, a decoupled look-back for its place, scatter",
-       true},
-  };
-  return rows;
-}
-
-const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "sort"); }
 
 std::size_t ceil_pow2(std::size_t n) {
   std::size_t p = 2;
@@ -592,6 +564,104 @@ int merge_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values
   return launches;
 }
 
+// ---- the ladder: a row is the whole variant, its sort the row's runner ----
+
+// What a runner is given: the inputs, the workspace's ping-pong buffers (values: null for keys
+// only) and its scratch, and the stream.
+struct Job {
+  KeyType t;
+  const std::uint32_t* keys;
+  const std::uint32_t* values;
+  std::size_t n;
+  std::uint32_t* kb[2];
+  std::uint32_t* vb[2];
+  std::uint32_t* counts;
+  std::uint32_t* scan_sums;
+  unsigned long long* sweep_state;
+  unsigned* sweep_tiles;
+  cudaStream_t stream;
+};
+
+// The bitonic network: the keys padded with the largest key to a power of two, sorted in place.
+int run_bitonic(const Job& j, Sorted& out) {
+  const bool is_float = j.t == KeyType::kFloat;
+  const std::size_t padded = ceil_pow2(j.n);
+  std::uint32_t* a = j.kb[0];
+  const std::uint32_t pad = is_float ? 0x7FFFFFFFu : 0xFFFFFFFFu;  // sorts last: the largest +NaN, or UINT32_MAX
+  bitonic_pad<<<static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(padded, std::size_t{256}), 65535)), 256, 0,
+                j.stream>>>(j.keys, a, j.n, padded, pad);
+  CUDA_CHECK_LAUNCH("bitonic_pad");
+  const int tile = static_cast<int>(std::min<std::size_t>(padded, kBitonicTile));
+  const unsigned tiles = static_cast<unsigned>(padded / static_cast<std::size_t>(tile));
+  bitonic_tile<<<tiles, tile / 2, 0, j.stream>>>(a, tile, 2, static_cast<std::size_t>(tile), is_float);
+  CUDA_CHECK_LAUNCH("bitonic_tile");
+  int launches = 2;
+  for (std::size_t k = 2 * static_cast<std::size_t>(tile); k <= padded; k <<= 1) {
+    for (std::size_t jj = k / 2; jj >= static_cast<std::size_t>(tile); jj >>= 1) {
+      bitonic_step<<<static_cast<unsigned>(cudalab::ceil_div(padded / 2, std::size_t{256})), 256, 0, j.stream>>>(
+          a, padded, k, jj, is_float);
+      CUDA_CHECK_LAUNCH("bitonic_step");
+      ++launches;
+    }
+    bitonic_tile<<<tiles, tile / 2, 0, j.stream>>>(a, tile, k, k, is_float);
+    CUDA_CHECK_LAUNCH("bitonic_tile");
+    ++launches;
+  }
+  out.keys = a;
+  return launches;
+}
+
+int run_merge(const Job& j, Sorted& out) {
+  return j.values ? merge_sort<true>(j.t, j.keys, j.values, j.n, j.kb, j.vb, out, j.stream)
+                  : merge_sort<false>(j.t, j.keys, nullptr, j.n, j.kb, j.vb, out, j.stream);
+}
+
+template <int BITS>
+int run_radix(const Job& j, Sorted& out) {
+  return radix_sort<BITS>(j.t, j.keys, j.values, j.n, j.kb, j.vb, j.counts, j.scan_sums, out, j.stream);
+}
+
+int run_onesweep(const Job& j, Sorted& out) {
+  return j.values ? onesweep_sort<true>(j.t, j.keys, j.values, j.n, j.kb, j.vb, j.counts, j.sweep_state, j.sweep_tiles,
+                                        out, j.stream)
+                  : onesweep_sort<false>(j.t, j.keys, nullptr, j.n, j.kb, j.vb, j.counts, j.sweep_state, j.sweep_tiles,
+                                         out, j.stream);
+}
+
+struct Row {
+  Variant id;
+  const char* name;  // as --variant takes it
+  const char* what;  // one line: what this variant changes
+  bool stable;
+  int (*run)(const Job&, Sorted&);  // enqueues the sort; returns its launches
+};
+
+const std::vector<Row>& ladder() {
+  static const std::vector<Row> rows{
+      {Variant::kBitonic, "bitonic",
+       "a bitonic network: compare-exchange steps, those within 2048 keys in shared memory (keys only: not stable)", false,
+       run_bitonic},
+      {Variant::kMerge, "merge",
+       "merge sort: 1024-key tiles sorted in shared memory, then a merge pass per doubling, each thread's 8 outputs "
+       "placed by a co-rank search (stable)",
+       true, run_merge},
+      {Variant::kRadix1, "radix1",
+       "LSD radix, 1-bit digits: 32 passes, each the split of PMPP chapter 13 (the keys with the bit clear, then "
+       "those with it set, each in order)",
+       true, run_radix<1>},
+      {Variant::kRadix4, "radix4", "LSD radix, 4-bit digits: 8 passes of count, scan, stable scatter", true,
+       run_radix<4>},
+      {Variant::kRadix8, "radix8", "LSD radix, 8-bit digits: 4 passes, 256 counters per tile", true, run_radix<8>},
+      {Variant::kOnesweep, "onesweep",
+       "one-sweep radix (8-bit digits): every pass's digit counts in one read, then per pass one kernel: count the "
+       "tile, a decoupled look-back for its place, scatter",
+       true, run_onesweep},
+  };
+  return rows;
+}
+
+const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "sort"); }
+
 }  // namespace
 
 CUDALAB_VARIANTS_FROM(Variant, ladder())
@@ -635,54 +705,18 @@ Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t
     out.values = values ? ws.values_[0].data() : nullptr;
     return out;
   }
-  std::uint32_t* const kb[2] = {ws.keys_[0].data(), ws.keys_[1].data()};
-  std::uint32_t* const vb[2] = {values ? ws.values_[0].data() : nullptr, values ? ws.values_[1].data() : nullptr};
-  if (v == Variant::kOnesweep) {
-    out.launches = values ? onesweep_sort<true>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.sweep_state_.data(),
-                                                ws.sweep_tiles_.data(), out, stream)
-                          : onesweep_sort<false>(t, keys, nullptr, n, kb, vb, ws.counts_.data(), ws.sweep_state_.data(),
-                                                 ws.sweep_tiles_.data(), out, stream);
-    return out;
-  }
-  if (v == Variant::kMerge) {
-    out.launches = values ? merge_sort<true>(t, keys, values, n, kb, vb, out, stream)
-                          : merge_sort<false>(t, keys, nullptr, n, kb, vb, out, stream);
-    return out;
-  }
-  if (v == Variant::kRadix4) {
-    out.launches = radix_sort<4>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.scan_sums_.data(), out, stream);
-    return out;
-  }
-  if (v == Variant::kRadix8) {
-    out.launches = radix_sort<8>(t, keys, values, n, kb, vb, ws.counts_.data(), ws.scan_sums_.data(), out, stream);
-    return out;
-  }
-  // bitonic: the keys padded with the largest key to a power of two, sorted in place
-  const bool is_float = t == KeyType::kFloat;
-  const std::size_t padded = ceil_pow2(n);
-  std::uint32_t* a = kb[0];
-  const std::uint32_t pad = is_float ? 0x7FFFFFFFu : 0xFFFFFFFFu;  // sorts last: the largest +NaN, or UINT32_MAX
-  bitonic_pad<<<static_cast<unsigned>(std::min<std::size_t>(cudalab::ceil_div(padded, std::size_t{256}), 65535)), 256, 0,
-                stream>>>(keys, a, n, padded, pad);
-  CUDA_CHECK_LAUNCH("bitonic_pad");
-  const int tile = static_cast<int>(std::min<std::size_t>(padded, kBitonicTile));
-  const unsigned tiles = static_cast<unsigned>(padded / static_cast<std::size_t>(tile));
-  bitonic_tile<<<tiles, tile / 2, 0, stream>>>(a, tile, 2, static_cast<std::size_t>(tile), is_float);
-  CUDA_CHECK_LAUNCH("bitonic_tile");
-  int launches = 2;
-  for (std::size_t k = 2 * static_cast<std::size_t>(tile); k <= padded; k <<= 1) {
-    for (std::size_t j = k / 2; j >= static_cast<std::size_t>(tile); j >>= 1) {
-      bitonic_step<<<static_cast<unsigned>(cudalab::ceil_div(padded / 2, std::size_t{256})), 256, 0, stream>>>(a, padded, k, j,
-                                                                                                             is_float);
-      CUDA_CHECK_LAUNCH("bitonic_step");
-      ++launches;
-    }
-    bitonic_tile<<<tiles, tile / 2, 0, stream>>>(a, tile, k, k, is_float);
-    CUDA_CHECK_LAUNCH("bitonic_tile");
-    ++launches;
-  }
-  out.keys = a;
-  out.launches = launches;
+  const Job job{t,
+                keys,
+                values,
+                n,
+                {ws.keys_[0].data(), ws.keys_[1].data()},
+                {values ? ws.values_[0].data() : nullptr, values ? ws.values_[1].data() : nullptr},
+                ws.counts_.data(),
+                ws.scan_sums_.data(),
+                ws.sweep_state_.data(),
+                ws.sweep_tiles_.data(),
+                stream};
+  out.launches = row_of(v).run(job, out);
   return out;
 }
 

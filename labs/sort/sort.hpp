@@ -22,7 +22,7 @@
 
 namespace sort {
 
-enum class Variant { kBitonic, kMerge, kRadix4, kRadix8, kOnesweep };
+enum class Variant { kBitonic, kMerge, kRadix1, kRadix4, kRadix8, kOnesweep };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 enum class KeyType { kU32, kFloat };

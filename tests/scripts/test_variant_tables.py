@@ -19,7 +19,8 @@ from cudalab import lab_manifest  # noqa: E402
 from cudalab import report_schema  # noqa: E402
 
 BUILD = None
-LADDERS = ("vec_add", "rgba_split", "transpose", "divergence", "reduction")
+LADDERS = ("vec_add", "rgba_split", "transpose", "divergence", "reduction", "scan", "histogram", "stencil", "sort", "matmul",
+           "attention")
 
 
 def listed(lab):
@@ -31,23 +32,35 @@ def listed(lab):
 
 
 def readme_variants(lab):
-    """The names in the first column of the README's first table whose header starts "| variant |",
-    in order; `coarsened2/4/8` stands for coarsened2, coarsened4, coarsened8."""
+    """The names in the first column of the README's ladder tables (a header "| variant |", or
+    "| rung | what the previous one ..." where a lab has two ladders, as matmul's SIMT and Tensor
+    Core rungs), in order; `coarsened2/4/8` stands for coarsened2, coarsened4, coarsened8, and
+    "`smem16`, `smem32`" for both. A yardstick's row (`cub::DeviceRadixSort`, `unfused (cuBLAS,
+    softmax, cuBLAS)`) is the baseline, not a variant: left out."""
     with open(os.path.join(ROOT, "labs", lab, "README.md"), encoding="utf-8") as f:
         lines = f.read().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| variant |"))
+    starts = [i for i, line in enumerate(lines)
+              if line.startswith("| variant |") or line.startswith("| rung | what the previous one")]
+    if not starts:
+        raise AssertionError(f"labs/{lab}/README.md has no ladder table")
+    if lines[starts[0]].startswith("| variant |"):
+        starts = starts[:1]  # one ladder: its first table
     names = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        cell = line.split("|")[1].strip()
-        m = re.fullmatch(r"`([a-z_0-9]+?)(\d+(?:/\d+)+)?`", cell)
-        if not m:
-            raise AssertionError(f"labs/{lab}/README.md: {cell!r} is not a `variant` cell")
-        if m.group(2):
-            names += [m.group(1) + k for k in m.group(2).split("/")]
-        else:
-            names.append(m.group(1))
+    for start in starts:
+        for line in lines[start + 2:]:
+            if not line.startswith("|"):
+                break
+            first = line.split("|")[1].strip()
+            if "::" in first or " (" in first:  # a yardstick: `cub::...`, `unfused (cuBLAS, ...)`
+                continue
+            for cell in first.split(", "):
+                m = re.fullmatch(r"`([a-z_0-9]+?)(\d+(?:/\d+)+)?`", cell)
+                if not m:
+                    raise AssertionError(f"labs/{lab}/README.md: {cell!r} is not a `variant` cell")
+                if m.group(2):
+                    names += [m.group(1) + k for k in m.group(2).split("/")]
+                else:
+                    names.append(m.group(1))
     return names
 
 
