@@ -487,6 +487,11 @@ void launch_wgmma_ws(const Problem& p) {
                                   p.c, p.m, p.n, p.k, p.stream);
 }
 
+void launch_wgmma_grouped(const Problem& p) {
+  hopper::launch_warp_specialized_grouped(reinterpret_cast<const std::uint16_t*>(p.a),
+                                          reinterpret_cast<const std::uint16_t*>(p.b), p.c, p.m, p.n, p.k, p.stream);
+}
+
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -602,6 +607,10 @@ const std::vector<Row>& ladder() {
       {Variant::kWgmmaWarpSpecialized, "wgmma_warp_specialized",
        "a producer warpgroup for TMA, two consumers of m64n256k16, full/empty mbarriers, setmaxnreg (sm_90a)",
        launch_wgmma_ws, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+      {Variant::kWgmmaGrouped, "wgmma_grouped",
+       "the warp-specialised kernel with its tiles handed out 8 tile rows at a time: the blocks in flight share "
+       "panels of A and B in L2 (sm_90a)",
+       launch_wgmma_grouped, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
   };
   return rows;
 }
@@ -622,7 +631,9 @@ LayoutCheck layout_check(Variant v) {
 
 std::string unavailable(Variant v) {
   (void)row_of(v);
-  if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized) return hopper::unavailable();
+  if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized || v == Variant::kWgmmaGrouped) {
+    return hopper::unavailable();
+  }
   // the suite's per-device cache: launch() asks inside timed loops
   return cudalab::launch_limits().cc_major >= 8 ? "" : "BF16 Tensor Core instructions need sm_80 or later";
 }

@@ -24,6 +24,7 @@
 #include "common/hopper.cuh"
 #include "common/math.hpp"
 #include "common/tensor_map.hpp"
+#include "tile_order.cuh"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "wgmma.cu uses sm_90a instructions: build it for sm_90a only (cudalab_sm90a_kernels)"
@@ -166,6 +167,9 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
+// GroupRows 0: the tiles in row order (blockIdx.x along N); g > 0: handed out g tile rows at a
+// time (grouped_tile, tile_order.cuh), so the blocks in flight share panels of A and B in L2.
+template <int GroupRows>
 __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_constant__ CUtensorMap ta,
                                                                  const __grid_constant__ CUtensorMap tb,
                                                                  float* __restrict__ c, int m, int n, int k) {
@@ -174,7 +178,12 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
   unsigned char* smem = aligned_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes);
   uint64_t* empty = full + kWsStages;
-  const int m0 = static_cast<int>(blockIdx.y) * kWsBM, n0 = static_cast<int>(blockIdx.x) * kWsBN;
+  int m0 = static_cast<int>(blockIdx.y) * kWsBM, n0 = static_cast<int>(blockIdx.x) * kWsBN;
+  if constexpr (GroupRows > 0) {
+    const int2 tile = grouped_tile(GroupRows);  // (column, row) of the tile
+    m0 = tile.y * kWsBM;
+    n0 = tile.x * kWsBN;
+  }
   const int slices = (k + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
   if (threadIdx.x == 0) {
@@ -299,14 +308,26 @@ void launch_tma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m,
   CUDA_CHECK_LAUNCH("matmul_wgmma_tma");
 }
 
+namespace {
+template <int GroupRows>
+void launch_ws(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>();
+  cudalab::allow_dynamic_shared_memory(matmul_wgmma_ws<GroupRows>, bytes);
+  const Operands ops(a, b, m, n, k, stream);
+  matmul_wgmma_ws<GroupRows><<<grid_for(m, n, kWsBM, kWsBN), kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM),
+                                                                                          ops.map_b(k), c, m, n, k);
+  CUDA_CHECK_LAUNCH("matmul_wgmma_ws");
+}
+}  // namespace
+
 void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                              cudaStream_t stream) {
-  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>();
-  cudalab::allow_dynamic_shared_memory(matmul_wgmma_ws, bytes);
-  const Operands ops(a, b, m, n, k, stream);
-  matmul_wgmma_ws<<<grid_for(m, n, kWsBM, kWsBN), kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM), ops.map_b(k), c, m,
-                                                                               n, k);
-  CUDA_CHECK_LAUNCH("matmul_wgmma_ws");
+  launch_ws<0>(a, b, c, m, n, k, stream);
+}
+
+void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                                     cudaStream_t stream) {
+  launch_ws<kWsGroupRows>(a, b, c, m, n, k, stream);
 }
 
 }  // namespace matmul::tensor::hopper

@@ -13,6 +13,7 @@ namespace matmul::tensor::hopper {
 // The tiles, as tensor.cu's shape() reports them.
 constexpr int kTmaBM = 128, kTmaBN = 128, kBK = 64, kTmaThreads = 128, kTmaStages = 4;
 constexpr int kWsBM = 128, kWsBN = 256, kWsThreads = 384, kWsStages = 4;
+constexpr int kWsGroupRows = 8;  // wgmma_grouped: tile rows handed out together
 
 // "" when this GPU runs the sm_90a kernels (compute capability 9.0 exactly: sm_90a machine code
 // runs nowhere else); otherwise why not.
@@ -31,5 +32,10 @@ void launch_tma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m,
 // tile; full and empty mbarriers per stage hand the 4 stages back and forth.
 void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                              cudaStream_t stream);
+// The same kernel with its tiles handed out kWsGroupRows tile rows at a time (tile_order.cuh):
+// the blocks in flight cover a patch of C about 8 x 16 tiles instead of a band 4 tiles tall and
+// all of N wide, so they read fewer distinct panels of A and B from DRAM.
+void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                                     cudaStream_t stream);
 
 }  // namespace matmul::tensor::hopper
