@@ -492,6 +492,11 @@ void launch_wgmma_grouped(const Problem& p) {
                                           reinterpret_cast<const std::uint16_t*>(p.b), p.c, p.m, p.n, p.k, p.stream);
 }
 
+void launch_wgmma_persistent(const Problem& p) {
+  hopper::launch_persistent(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b), p.c,
+                            p.m, p.n, p.k, p.stream);
+}
+
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -611,6 +616,10 @@ const std::vector<Row>& ladder() {
        "the warp-specialised kernel with its tiles handed out 8 tile rows at a time: the blocks in flight share "
        "panels of A and B in L2 (sm_90a)",
        launch_wgmma_grouped, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+      {Variant::kWgmmaPersistent, "wgmma_persistent",
+       "persistent: one block per SM walks the tiles in that grouped order, its stages and barriers running on "
+       "from one tile to the next (sm_90a)",
+       launch_wgmma_persistent, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
   };
   return rows;
 }
@@ -631,7 +640,8 @@ LayoutCheck layout_check(Variant v) {
 
 std::string unavailable(Variant v) {
   (void)row_of(v);
-  if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized || v == Variant::kWgmmaGrouped) {
+  if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized || v == Variant::kWgmmaGrouped ||
+      v == Variant::kWgmmaPersistent) {
     return hopper::unavailable();
   }
   // the suite's per-device cache: launch() asks inside timed loops

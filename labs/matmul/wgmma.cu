@@ -222,6 +222,74 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
   }
 }
 
+// ---- 3. Persistent blocks: one per SM walks the tiles ---------------------------------------------
+// Rung 2 launches a block per tile: at 8192^3 that is 2,048 blocks in 15.5 waves of 132, each
+// block filling its pipeline from empty, and the last wave half idle. Here the grid is one block
+// per SM (a block fills an SM's shared memory anyway) and block b takes tiles b, b + grid, ... in
+// the grouped order (grouped_tile_of). The producer and the consumers count slices across the
+// block's tiles (g), so the stages, their full/empty barriers and the phase parities run on
+// without a break: the producer starts loading the next tile's slices while the consumers still
+// multiply the last ones of this tile and store it.
+template <int GroupRows>
+__global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const __grid_constant__ CUtensorMap ta,
+                                                                         const __grid_constant__ CUtensorMap tb,
+                                                                         float* __restrict__ c, int m, int n, int k) {
+  using S = Slice<kWsBM, kWsBN>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = aligned_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes);
+  uint64_t* empty = full + kWsStages;
+  const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN, tiles = tiles_m * tiles_n;
+  const int slices = (k + kBK - 1) / kBK;
+  const int wg = static_cast<int>(threadIdx.x) / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kWsStages; ++s) {
+      hw::mbarrier_init(&full[s], 1);   // the producer's arrival (with the bytes)
+      hw::mbarrier_init(&empty[s], 8);  // one per consumer warp
+    }
+    hw::fence_barrier_init();
+  }
+  __syncthreads();
+  if (wg == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int g = 0;  // the block's slices so far, over all its tiles
+      for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+        const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, GroupRows);
+        for (int i = 0; i < slices; ++i, ++g) {
+          const int s = g % kWsStages;
+          if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
+          load_slice<kWsBM, kWsBN>(smem + s * S::bytes, &ta, &tb, &full[s], at.row * kWsBM, at.col * kWsBN, i * kBK);
+        }
+      }
+    }
+  } else {
+    setmaxnreg_inc<232>();
+    const int slab = wg - 1;
+    const bool lead = threadIdx.x % 32 == 0;
+    float acc[kWsBN / 2];
+    int g = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+      const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, GroupRows);
+#pragma unroll
+      for (int e = 0; e < kWsBN / 2; ++e) acc[e] = 0.0f;
+      for (int i = 0; i < slices; ++i, ++g) {
+        const int s = g % kWsStages;
+        hw::mbarrier_wait(&full[s], (g / kWsStages) & 1);
+        const unsigned char* stage = smem + s * S::bytes;
+        hw::wgmma_fence();
+        mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
+        hw::wgmma_commit();
+        hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
+        if (i > 0 && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);
+      }
+      hw::wgmma_wait<0>();
+      if (lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the tile's last slice is read too
+      store_slab<kWsBN>(acc, c, m, n, at.row * kWsBM + 64 * slab, at.col * kWsBN);
+    }
+  }
+}
+
 // dst (rows x cols_pad) = src (rows x cols), zeros beyond col cols.
 __global__ void pad_rows(const __nv_bfloat16* __restrict__ src, __nv_bfloat16* __restrict__ dst, int rows, int cols,
                          int cols_pad) {
@@ -328,6 +396,19 @@ void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, flo
 void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                                      cudaStream_t stream) {
   launch_ws<kWsGroupRows>(a, b, c, m, n, k, stream);
+}
+
+void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                       cudaStream_t stream) {
+  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>();
+  cudalab::allow_dynamic_shared_memory(matmul_wgmma_persistent<kWsGroupRows>, bytes);
+  const Operands ops(a, b, m, n, k, stream);
+  const long long tiles = static_cast<long long>(cudalab::ceil_div(m, kWsBM)) * cudalab::ceil_div(n, kWsBN);
+  const int sms = cudalab::launch_limits().sms;  // one block per SM (the suite's per-device cache)
+  const auto grid = static_cast<unsigned>(tiles < sms ? tiles : sms);
+  matmul_wgmma_persistent<kWsGroupRows><<<grid, kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM), ops.map_b(k), c, m, n,
+                                                                            k);
+  CUDA_CHECK_LAUNCH("matmul_wgmma_persistent");
 }
 
 }  // namespace matmul::tensor::hopper

@@ -37,5 +37,10 @@ void launch_warp_specialized(const std::uint16_t* a, const std::uint16_t* b, flo
 // all of N wide, so they read fewer distinct panels of A and B from DRAM.
 void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                                      cudaStream_t stream);
+// Persistent: one block per SM walks the tiles in that grouped order, its pipeline running on
+// from one tile to the next (the slices counted across tiles), so no block starts from an empty
+// pipeline and no wave is left half full.
+void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                       cudaStream_t stream);
 
 }  // namespace matmul::tensor::hopper

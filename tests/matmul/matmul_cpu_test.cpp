@@ -11,6 +11,7 @@
 
 #include "matmul.hpp"
 #include "reference.hpp"
+#include "tile_order.cuh"
 #include "tensor.hpp"
 
 namespace {
@@ -246,6 +247,33 @@ TEST(MatmulTable, EveryVariantHasANameTraitsAndAPredictedReuse) {
   EXPECT_DOUBLE_EQ(loads_of(matmul::Variant::kRegTile2d), 1.0 / 64);
 }
 
+// The grouped tile order (tile_order.cuh) is a bijection of the tile numbers onto the grid for
+// every shape, the last group short or not, and hands out group_rows rows column by column.
+TEST(TileOrder, GroupedOrderCoversEveryTileOnce) {
+  for (int tiles_m : {1, 3, 8, 9, 64, 65}) {
+    for (int tiles_n : {1, 2, 32, 33}) {
+      for (int group : {1, 8, 16}) {
+        std::vector<int> seen(static_cast<std::size_t>(tiles_m * tiles_n), 0);
+        for (int id = 0; id < tiles_m * tiles_n; ++id) {
+          const matmul::TileAt t = matmul::grouped_tile_of(id, tiles_n, tiles_m, group);
+          ASSERT_GE(t.row, 0);
+          ASSERT_LT(t.row, tiles_m);
+          ASSERT_GE(t.col, 0);
+          ASSERT_LT(t.col, tiles_n);
+          ++seen[static_cast<std::size_t>(t.row * tiles_n + t.col)];
+        }
+        for (int x : seen) EXPECT_EQ(x, 1) << tiles_m << " x " << tiles_n << " in groups of " << group;
+      }
+    }
+  }
+  // 64 x 32 tiles in groups of 8: the first 8 go down column 0, the 9th starts column 1.
+  EXPECT_EQ(matmul::grouped_tile_of(7, 32, 64, 8).row, 7);
+  EXPECT_EQ(matmul::grouped_tile_of(7, 32, 64, 8).col, 0);
+  EXPECT_EQ(matmul::grouped_tile_of(8, 32, 64, 8).row, 0);
+  EXPECT_EQ(matmul::grouped_tile_of(8, 32, 64, 8).col, 1);
+  EXPECT_EQ(matmul::grouped_tile_of(256, 32, 64, 8).row, 8);  // the second group of rows
+}
+
 TEST(Bf16, RoundsToNearestEvenAndBack) {
   EXPECT_EQ(matmul::to_bf16_bits(1.0f), 0x3F80);
   EXPECT_EQ(matmul::from_bf16_bits(0x3F80), 1.0f);
@@ -329,7 +357,8 @@ TEST(TensorVariants, LayoutsPredictTheBankConflictsOfLdmatrix) {
     const auto l = matmul::tensor::layout_check(v);
     EXPECT_TRUE(l.a_one_to_one && l.b_one_to_one) << matmul::tensor::variant_name(v);
   }
-  for (auto v : {Variant::kWmma, Variant::kWgmmaTma, Variant::kWgmmaWarpSpecialized, Variant::kWgmmaGrouped}) {
+  for (auto v : {Variant::kWmma, Variant::kWgmmaTma, Variant::kWgmmaWarpSpecialized, Variant::kWgmmaGrouped,
+                 Variant::kWgmmaPersistent}) {
     EXPECT_THROW(matmul::tensor::layout_check(v), std::invalid_argument) << matmul::tensor::variant_name(v);
   }
 }
