@@ -240,8 +240,8 @@ def plot_roofline(b, gpu, out):
     tensor_roof = rl.get("peak_bf16_tensor_gflops")
     if tensor_roof and "matmul_bf16_8192" in runs:
         tc = {r["variant"]: r for r in good(runs["matmul_bf16_8192"]["variants"])}
-        for v in ("wmma", "mma_sync_wide", "mma_sync_pipelined", "wgmma_tma", "wgmma_warp_specialized", "wgmma_grouped", "wgmma_persistent",
-                  "cublas_bf16"):
+        for v in ("wmma", "mma_sync_wide", "mma_sync_pipelined", "wgmma_tma", "wgmma_warp_specialized", "wgmma_grouped",
+                  "wgmma_persistent", "cublas_bf16"):
             if v in tc:
                 point("matmul 8192^3 BF16, fewest bytes", tc[v])
     fig, ax = plt.subplots(figsize=(9, 6.5))
