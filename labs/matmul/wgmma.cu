@@ -158,6 +158,19 @@ __global__ void __launch_bounds__(kTmaThreads) matmul_wgmma_tma(const __grid_con
 // each multiply a 64 x 256 slab (m64n256k16: 128 accumulators a thread) of a 128 x 256 tile,
 // twice rung 1's work per slice, and hand a stage back (one arrival per warp on its empty
 // barrier) as soon as the group that read it has finished. No block barrier in the loop.
+// The warp-specialised kernels' stage barriers, by thread 0, seen by the block: a stage is full
+// once the producer has arrived with its bytes, empty once every consumer warp has arrived.
+__device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kWsStages; ++s) {
+      hw::mbarrier_init(&full[s], 1);   // the producer's arrival (with the bytes)
+      hw::mbarrier_init(&empty[s], 8);  // one per consumer warp
+    }
+    hw::fence_barrier_init();
+  }
+  __syncthreads();
+}
+
 template <int N>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
@@ -186,14 +199,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
   }
   const int slices = (k + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kWsStages; ++s) {
-      hw::mbarrier_init(&full[s], 1);   // the producer's arrival (with the bytes)
-      hw::mbarrier_init(&empty[s], 8);  // one per consumer warp
-    }
-    hw::fence_barrier_init();
-  }
-  __syncthreads();
+  init_stage_barriers(full, empty);
   if (wg == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
@@ -242,14 +248,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
   const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN, tiles = tiles_m * tiles_n;
   const int slices = (k + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kWsStages; ++s) {
-      hw::mbarrier_init(&full[s], 1);   // the producer's arrival (with the bytes)
-      hw::mbarrier_init(&empty[s], 8);  // one per consumer warp
-    }
-    hw::fence_barrier_init();
-  }
-  __syncthreads();
+  init_stage_barriers(full, empty);
   if (wg == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {

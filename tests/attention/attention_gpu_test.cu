@@ -6,6 +6,8 @@
 // the checks themselves: a wrong element, a row left unwritten and a replayed result fail.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -58,6 +60,23 @@ INSTANTIATE_TEST_SUITE_P(Variants, SoftmaxSizes,
                                             ::testing::Values(1, 3, 17, 1000, 1024, 1029, 4096, 8192, 8193, 32768)),
                          softmax_name);
 
+// On each repetition's fresh inputs the output of the base inputs is a replay the check refuses,
+// and a launch on them matches their answer; then the base inputs and their output again.
+template <typename Problem>
+void expect_fresh_sets_catch_a_replay(Problem& p, const cudalab::Rung& rung, std::initializer_list<int> reps,
+                                      const std::string& what) {
+  for (int rep : reps) {
+    p.replay_sets()->use_rep(rep);
+    EXPECT_FALSE(p.check("replayed")) << what << ", repetition " << rep;
+    rung.launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(p.check(what)) << what << ", repetition " << rep;
+    p.replay_sets()->use(0);
+    rung.launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
 TEST(SoftmaxCheck, ARowLeftUnwrittenAndAReplayedResultFail) {
   CUDALAB_REQUIRE_GPU();
   attention::SoftmaxProblem p(300, 257, Elem::kF32, cudalab::testing::seed(3), cudalab::Replays::kCaught);
@@ -69,16 +88,7 @@ TEST(SoftmaxCheck, ARowLeftUnwrittenAndAReplayedResultFail) {
   // The fresh rows of the timed launches (each row rotated by another number of columns): the
   // output of the base rows is a replay there, and a launch on them matches their own answer.
   testing::internal::CaptureStderr();
-  for (int rep : {0, 1, 2, 7}) {
-    p.replay_sets()->use_rep(rep);
-    EXPECT_FALSE(p.check("replayed")) << rep;
-    rungs[0].launch();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    EXPECT_TRUE(p.check("registers on fresh rows")) << rep;
-    p.replay_sets()->use(0);
-    rungs[0].launch();
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  expect_fresh_sets_catch_a_replay(p, rungs[0], {0, 1, 2, 7}, "registers on fresh rows");
   // One row left as the poison (NaN): wherever it is, the check's pass over every row sees it.
   CUDA_CHECK(cudaMemset(p.output_bytes() + 150 * 257 * sizeof(float), 0xFF, 257 * sizeof(float)));
   EXPECT_FALSE(p.check("a row unwritten"));
@@ -159,16 +169,7 @@ TEST(PrefillCheck, AWrongElementAndAReplayFail) {
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_TRUE(p.check("mma"));
   testing::internal::CaptureStderr();
-  for (int rep : {0, 1, 2, 9}) {  // V times +-2^k: the base's O is a replay, a launch matches
-    p.replay_sets()->use_rep(rep);
-    EXPECT_FALSE(p.check("replayed")) << rep;
-    rungs[0].launch();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    EXPECT_TRUE(p.check("mma on a fresh V")) << rep;
-    p.replay_sets()->use(0);
-    rungs[0].launch();
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  expect_fresh_sets_catch_a_replay(p, rungs[0], {0, 1, 2, 9}, "mma on a fresh V");  // V times +-2^k
   testing::internal::GetCapturedStderr();
 }
 
