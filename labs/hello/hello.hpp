@@ -30,7 +30,7 @@ std::vector<ThreadIndex> record_indices(dim3 grid, dim3 block);
 cudaError_t vec_add_raw(const int* a, const int* b, int* c, int n);
 
 // Deliberate mistakes, each on the same vecAdd, and what the host sees.
-enum class Break { kTooManyThreads, kOutOfBounds, kSwappedCopy, kMissingSync, kRace, kHostPointer };
+enum class Break { kTooManyThreads, kOutOfBounds, kSwappedCopy, kMissingSync, kRace, kDivergentBarrier, kHostPointer };
 const std::vector<Break>& all_breaks();
 std::string break_name(Break b);
 std::string break_summary(Break b);  // one line: the mistake and how it surfaces
@@ -42,10 +42,13 @@ struct BreakOutcome {
   cudaError_t sync_error = cudaSuccess;    // cudaDeviceSynchronize afterwards
   long long wrong = 0;                     // elements of c that differ from a + b when read
   long long wrong_after_sync = -1;         // kMissingSync: the same count after waiting
-  long long checked = 0;                   // what `wrong` counts out of: elements of c, or kRace's block sums
+  long long checked = 0;                   // what `wrong` counts out of: elements of c, or the block sums
   bool pageable_access = false;            // kHostPointer: the device reads pageable host memory (HMM)
 };
 BreakOutcome run_break(Break b, const std::vector<int>& a, const std::vector<int>& b_in);
+// How long kDivergentBarrier's kernel may run before it counts as hung (it takes microseconds):
+// past it run_break prints one line on stderr and ends the process with kExitCudaError.
+constexpr double kBarrierWatchSeconds = 5.0;
 
 // Launch cost of an empty kernel, microseconds per launch.
 struct LaunchCost {

@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <cstddef>
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "common/exit_codes.hpp"
 #include "common/variants.hpp"
 #include "hello.hpp"
 
@@ -76,6 +80,38 @@ __global__ void block_sums_racy(const int* a, const int* b, int* sums, int n) {
     __syncthreads();
   }
   if (t == 0) sums[blockIdx.x] = s[0];
+}
+
+// Break::kDivergentBarrier: the same block sum with both barriers, but the tree's barrier moved
+// inside `if (t < stride)`, so only the threads that add wait at it. Which threads a barrier
+// waits for when some never reach it is undefined (on Volta and later the warps that leave the
+// loop and exit are not waited for, the threads of a warp that skip it may be); compute-sanitizer
+// --tool synccheck reports it.
+__global__ void block_sums_divergent_barrier(const int* a, const int* b, int* sums, int n) {
+  __shared__ int s[kBlock];
+  const int t = static_cast<int>(threadIdx.x), i = static_cast<int>(blockIdx.x) * kBlock + t;
+  s[t] = i < n ? a[i] + b[i] : 0;
+  __syncthreads();
+  for (int stride = kBlock / 2; stride > 0; stride >>= 1) {
+    if (t < stride) {
+      s[t] += s[t + stride];
+      __syncthreads();  // <- the mistake: inside a branch only the adding threads take
+    }
+  }
+  if (t == 0) sums[blockIdx.x] = s[0];
+}
+
+// Block sums of a + b against the CPU's, wrapping as the GPU's int adds do.
+long long count_wrong_sums(const std::vector<int>& got, const std::vector<int>& a, const std::vector<int>& b, int n) {
+  long long wrong = 0;
+  for (std::size_t blk = 0; blk < got.size(); ++blk) {
+    unsigned want = 0;
+    for (int i = static_cast<int>(blk) * kBlock; i < n && i < (static_cast<int>(blk) + 1) * kBlock; ++i) {
+      want += static_cast<unsigned>(a[static_cast<std::size_t>(i)]) + static_cast<unsigned>(b[static_cast<std::size_t>(i)]);
+    }
+    wrong += static_cast<unsigned>(got[blk]) != want;
+  }
+  return wrong;
 }
 
 // Keeps the GPU busy for `cycles` SM clock cycles (Break::kMissingSync).
@@ -189,15 +225,33 @@ BreakOutcome run_break(Break kind, const std::vector<int>& a, const std::vector<
       block_sums_racy<<<blocks, kBlock>>>(d_a.data(), d_b.data(), sums.data(), n);
       out.launch_error = cudaGetLastError();
       out.sync_error = cudaDeviceSynchronize();
-      const std::vector<int> got = sums.download();
-      for (int blk = 0; blk < blocks; ++blk) {
-        unsigned want = 0;  // wrapping as the GPU's int adds do
-        for (int i = blk * kBlock; i < n && i < (blk + 1) * kBlock; ++i) {
-          want += static_cast<unsigned>(a[static_cast<std::size_t>(i)]) + static_cast<unsigned>(b[static_cast<std::size_t>(i)]);
-        }
-        out.wrong += static_cast<unsigned>(got[static_cast<std::size_t>(blk)]) != want;
-      }
+      out.wrong = count_wrong_sums(sums.download(), a, b, n);
       out.checked = blocks;
+      return out;
+    }
+    case Break::kDivergentBarrier: {  // the tree's barrier inside the branch
+      const int blocks = (n + kBlock - 1) / kBlock;
+      cudalab::DeviceBuffer<int> sums(static_cast<std::size_t>(blocks));
+      sums.fill_bytes(0xFF);
+      block_sums_divergent_barrier<<<blocks, kBlock>>>(d_a.data(), d_b.data(), sums.data(), n);
+      out.launch_error = cudaGetLastError();
+      out.checked = blocks;
+      // A barrier some threads never reach may never open: watch the kernel instead of waiting.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kBarrierWatchSeconds);
+      cudaError_t state = cudaErrorNotReady;
+      while ((state = cudaStreamQuery(nullptr)) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (state == cudaErrorNotReady) {
+        // Hung. Nothing can free the buffers (cudaFree waits for the kernel) and no later call can
+        // use the GPU: the process ends here, and its end takes the kernel down with the context.
+        std::fflush(stdout);
+        std::fprintf(stderr, "hello: the kernel did not finish in %.0f s: the barrier waits for threads that never reach it\n",
+                     kBarrierWatchSeconds);
+        std::_Exit(cudalab::kExitCudaError);
+      }
+      out.sync_error = cudaDeviceSynchronize();
+      out.wrong = count_wrong_sums(sums.download(), a, b, n);
       return out;
     }
     case Break::kHostPointer: {  // the host's arrays handed to the kernel instead of d_a and d_b
@@ -260,6 +314,8 @@ const cudalab::VariantTable<Break>& break_table() {
       {Break::kMissingSync, "missing_sync", "an async copy into pinned memory read before waiting: stale data"},
       {Break::kRace, "race",
        "a __syncthreads() left out of a shared-memory sum: wrong block sums (compute-sanitizer racecheck finds it)"},
+      {Break::kDivergentBarrier, "divergent_barrier",
+       "a __syncthreads() inside a branch only some threads take: undefined (compute-sanitizer synccheck finds it)"},
       {Break::kHostPointer, "host_pointer",
        "host arrays passed to a kernel: an illegal address, unless the GPU reads pageable host memory (HMM)"}};
   return table;

@@ -154,7 +154,7 @@ inline int run_break(cudalab::Report& report, const Options& o, hello::Break kin
   const auto out = hello::run_break(kind, hello::notes_a(o.n), hello::notes_b(o.n));
   report.field("launch_error", "cudaGetLastError after the launch", cudaGetErrorName(out.launch_error));
   report.field("sync_error", "cudaDeviceSynchronize", cudaGetErrorName(out.sync_error));
-  const bool race = kind == hello::Break::kRace;
+  const bool race = kind == hello::Break::kRace || kind == hello::Break::kDivergentBarrier;
   report.field("wrong", race ? "block sums of C that differ from the CPU's" : "elements of C that differ from A + B",
                out.wrong, fmt::format("of {}", out.checked));
   if (kind == hello::Break::kMissingSync) {
@@ -179,10 +179,20 @@ inline int run_break(cudalab::Report& report, const Options& o, hello::Break kin
                          "cudaDevAttrPageableMemoryAccess the same code is an illegal address\n");
     return cudalab::kExitSuccess;
   }
-  if (race && out.wrong) {
+  if (kind == hello::Break::kRace && out.wrong) {
     std::fprintf(stderr, "hello: %lld of %lld block sums are wrong: a __syncthreads() is missing "
                          "(compute-sanitizer --tool racecheck names the line)\n", out.wrong, out.checked);
     return cudalab::kExitWrongResult;
+  }
+  if (kind == hello::Break::kDivergentBarrier) {
+    if (out.wrong) {
+      std::fprintf(stderr, "hello: %lld of %lld block sums are wrong: a __syncthreads() inside a branch "
+                           "(compute-sanitizer --tool synccheck names the line)\n", out.wrong, out.checked);
+      return cudalab::kExitWrongResult;
+    }
+    report.note("  Right this time, on this GPU: a barrier inside a branch is undefined, so the next GPU, driver or "
+                "compiler may hang or sum wrongly. Run it under compute-sanitizer --tool synccheck.");
+    return cudalab::kExitSuccess;
   }
   if (kind == hello::Break::kOutOfBounds) {
     report.note("  Nothing reported: run it under compute-sanitizer --tool memcheck.");

@@ -66,8 +66,9 @@ int run(int argc, char** argv) {
 
   run.yardsticks();
   const bool streamed = bandwidth_vs_occupancy(run, g, static_cast<std::size_t>(o.stream_n));
-  tail_effect(report, run.facts(), run.bench());
-  return agree == total && streamed ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
+  const bool tail = tail_effect(report, run.facts(), run.bench());
+  const bool launches = launch_overhead(report, run.bench());
+  return agree == total && streamed && tail && launches ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 
 }  // namespace

@@ -97,6 +97,24 @@ __global__ void spin(long long cycles, unsigned long long* sink) {
   if (threadIdx.x == 0 && now == 0) *sink = static_cast<unsigned long long>(now);  // never true; keeps the loop
 }
 
+// The same wait split into items: each block takes items blockIdx.x, + gridDim.x, ... and waits
+// `cycles` for each, so a grid of one wave spreads any number of items evenly over the SMs.
+// `visits` (when given) counts each item's visits.
+__global__ void spin_items(long long cycles, long long items, unsigned* visits, unsigned long long* sink) {
+  for (long long item = blockIdx.x; item < items; item += gridDim.x) {
+    const long long start = clock64();
+    long long now = start;
+    while (now - start < cycles) now = clock64();
+    if (threadIdx.x == 0) {
+      if (visits != nullptr) atomicAdd(&visits[item], 1u);
+      if (now == 0) *sink = static_cast<unsigned long long>(now);  // never true; keeps the loop
+    }
+  }
+}
+
+// The smallest kernel there is: one thread adds one to a counter (which says how many ran).
+__global__ void bump(unsigned* counter) { *counter += 1; }
+
 template <int N>
 void register_pressure_reference(std::vector<float>& x, const std::vector<float>& in, int /*block*/) {
   const int n = static_cast<int>(in.size());
@@ -273,6 +291,58 @@ void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int gri
 void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream) {
   spin<<<grid, block, 0, stream>>>(cycles, sink);
   CUDA_CHECK_LAUNCH("spin");
+}
+
+void launch_spin_items(long long cycles, long long items, int grid, int block, unsigned* visits,
+                       unsigned long long* sink, cudaStream_t stream) {
+  spin_items<<<grid, block, 0, stream>>>(cycles, items, visits, sink);
+  CUDA_CHECK_LAUNCH("spin_items");
+}
+
+double persistent_waves(long long work, long long full_wave, int split) {
+  if (full_wave <= 0 || split <= 0) return 0;
+  return static_cast<double>(cudalab::ceil_div(work * split, full_wave)) / split;
+}
+
+int stream_blocks_per_sm(int block) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stream_scale, block, 0));
+  return blocks;
+}
+
+void launch_bumps(unsigned* counter, int launches, cudaStream_t stream) {
+  for (int i = 0; i < launches; ++i) bump<<<1, 1, 0, stream>>>(counter);
+  CUDA_CHECK_LAUNCH("bump");
+}
+
+BumpGraph::BumpGraph(unsigned* counter, int launches) {
+  // Captured on a stream of its own (the legacy default stream cannot be captured): the
+  // launches become the graph's nodes, one after the other.
+  cudaStream_t s = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < launches; ++i) bump<<<1, 1, 0, s>>>(counter);
+  const cudaError_t launched = cudaGetLastError();
+  const cudaError_t ended = cudaStreamEndCapture(s, &graph_);
+  cudaStreamDestroy(s);
+  CUDA_CHECK(launched);
+  CUDA_CHECK(ended);
+  const cudaError_t made = cudaGraphInstantiate(&exec_, graph_, 0);
+  if (made != cudaSuccess) cudaGraphDestroy(graph_);
+  CUDA_CHECK(made);
+}
+
+BumpGraph::~BumpGraph() {
+  cudaGraphExecDestroy(exec_);
+  cudaGraphDestroy(graph_);
+}
+
+void BumpGraph::launch(cudaStream_t stream) { CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+std::size_t BumpGraph::nodes() const {
+  std::size_t n = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &n));
+  return n;
 }
 
 int spin_blocks_per_sm(int block) {

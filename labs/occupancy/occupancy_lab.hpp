@@ -55,6 +55,35 @@ void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int gri
 // A block that does nothing but wait `cycles` SM clocks: every block takes the same time.
 void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream = nullptr);
 int spin_blocks_per_sm(int block);
+// The tail's fix: the work as `items` waits of `cycles` each, walked by a persistent grid (each
+// block takes every grid-th item). `visits` (may be null) counts each item's visits.
+void launch_spin_items(long long cycles, long long items, int grid, int block, unsigned* visits,
+                       unsigned long long* sink, cudaStream_t stream = nullptr);
+// Time of `work` one-block waits, each split into `split` items, on a persistent grid of
+// `full_wave` blocks, in units of one wait: ceil(work x split / full_wave) / split. Against the
+// whole waits' waves(work, ...) the tail shrinks from one wave to 1 / split of one.
+double persistent_waves(long long work, long long full_wave, int split);
+
+// Blocks of the stream kernel (no dynamic shared memory) one SM holds: the grid-size sweep's unit.
+int stream_blocks_per_sm(int block);
+
+// Launch overhead: `launches` launches of a one-thread kernel that adds one to *counter, on
+// `stream` one after the other...
+void launch_bumps(unsigned* counter, int launches, cudaStream_t stream = nullptr);
+// ... and the same launches captured once into a CUDA graph, replayed by one cudaGraphLaunch.
+class BumpGraph {
+ public:
+  BumpGraph(unsigned* counter, int launches);
+  ~BumpGraph();
+  BumpGraph(const BumpGraph&) = delete;
+  BumpGraph& operator=(const BumpGraph&) = delete;
+  void launch(cudaStream_t stream = nullptr);
+  std::size_t nodes() const;
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
 
 // Number of waves `blocks` need on `sms` SMs holding `per_sm` blocks each.
 long long waves(long long blocks, int sms, int per_sm);

@@ -1,7 +1,8 @@
 #pragma once
 // The occupancy lab's options and sections: the calculator's breakdown and the notes' exercise 74,
 // the what-if table, the notes' program and the runtime's sweep, launch bounds, bandwidth over
-// occupancy and the tail effect.
+// occupancy, the tail effect and its persistent fix, grid size, and launch overhead with CUDA graphs.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -157,6 +158,46 @@ inline void launch_bounds(cudalab::Report& report, const occ::GpuSpec& g) {
   report.table("launch_bounds", t);
 }
 
+// Small grids and launch overhead. The notes' rule for a kernel with one element per thread: fill
+// the GPU's resident block slots, twice over. Here a grid-stride copy-and-scale (out = 2 * in)
+// over the same n with grids from 1/8 of the slots to 16 times them, and the notes' shape (one
+// element per thread: n / 256 blocks) beside them.
+inline bool grid_size(cudalab::LabRun& run, const cudalab::DeviceBuffer<float>& in, cudalab::DeviceBuffer<float>& out,
+                      const std::vector<float>& expected, std::vector<float>& got) {
+  constexpr int kBlock = 256;
+  const std::size_t n = expected.size();
+  const int per_sm = occupancy_lab::stream_blocks_per_sm(kBlock);
+  const long long slots = static_cast<long long>(run.facts().sm_count) * per_sm;
+  std::vector<cudalab::Rung> rungs;
+  std::vector<std::pair<std::string, long long>> grids;
+  for (int eighths : {1, 2, 4, 8, 16, 32, 128}) {
+    grids.emplace_back(eighths < 8 ? fmt::format("slots/{}", 8 / eighths) : fmt::format("{}x slots", eighths / 8),
+                       std::max(1LL, slots * eighths / 8));
+  }
+  grids.emplace_back("n/256 (one per thread)", static_cast<long long>(cudalab::ceil_div(n, std::size_t{kBlock})));
+  for (const auto& [name, blocks] : grids) {
+    if (blocks > (1LL << 31) - 1) continue;
+    cudalab::Rung rung;
+    rung.name = name;
+    rung.bytes = 8.0 * static_cast<double>(n);
+    rung.poison = [&out] { out.fill_bytes(0xFF); };
+    rung.launch = [&in, &out, n, b = static_cast<int>(blocks)] { occupancy_lab::launch_stream(false, in.data(), out.data(), n, b, kBlock, 0); };
+    rung.check = [&expected, &got, &out] {
+      out.download(got.data(), got.size());
+      return std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) == 0;
+    };
+    rung.cells = [blocks = blocks, slots] {
+      return std::vector<cudalab::Cell>{{"blocks", "blocks", blocks},
+                                        {"of_slots", "x resident slots", Value(static_cast<double>(blocks) / static_cast<double>(slots), 3)}};
+    };
+    rungs.push_back(std::move(rung));
+  }
+  return run.section({"grid_size",
+                      fmt::format("Grid size: out = 2 * in, {} floats, {}-thread blocks, {} resident slots ({} per SM); "
+                                  "the notes say fill them twice over", n, kBlock, slots, per_sm)},
+                     rungs) == cudalab::kExitSuccess;
+}
+
 // Residency limited with dynamic shared memory: k blocks of 256 threads per SM, one full wave,
 // a grid-stride copy-and-scale. One float per iteration vs four 16-byte loads in flight.
 inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, std::size_t n) {
@@ -205,29 +246,100 @@ inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, 
       rungs.push_back(std::move(rung));
     }
   }
-  return run.section({"bandwidth_vs_occupancy",
-                      fmt::format("Bandwidth vs occupancy: out = 2 * in, {} floats, {}-thread blocks, one wave "
-                                  "(scalar: 1 float per iteration; ilp: 4 x float4 in flight per thread)", n, kBlock)},
-                     rungs) == cudalab::kExitSuccess;
+  const bool by_occupancy =
+      run.section({"bandwidth_vs_occupancy",
+                   fmt::format("Bandwidth vs occupancy: out = 2 * in, {} floats, {}-thread blocks, one wave "
+                               "(scalar: 1 float per iteration; ilp: 4 x float4 in flight per thread)", n, kBlock)},
+                  rungs) == cudalab::kExitSuccess;
+  const bool by_grid = grid_size(run, in, out, expected, got);  // the same buffers, the grid swept instead
+  return by_occupancy && by_grid;
 }
 
-inline void tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
-  constexpr int kBlock = 256;
+// The tail effect and its fix. One block per wait: W + 1 blocks take two waves. The persistent
+// fix: a grid of exactly one wave walks the same work cut into kSplit items of 1 / kSplit the wait,
+// so the last wave is 1 / kSplit of one (items of a real kernel: tiles, rows, chunks of the input).
+inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
+  constexpr int kBlock = 256, kSplit = 8;
   const int per_sm = occupancy_lab::spin_blocks_per_sm(kBlock);
   const long long full_wave = static_cast<long long>(f.sm_count) * per_sm;
   const long long cycles = static_cast<long long>(f.sm_clock_khz) * 50 / 1000;  // kHz x 50 us
   cudalab::DeviceBuffer<unsigned long long> sink(1);
-  report.heading(fmt::format("Tail effect: every block waits {} SM cycles (50 us at the peak clock); {} blocks/SM x {} SMs = {} per wave",
-                             cycles, per_sm, f.sm_count, full_wave));
-  cudalab::Table t({{"blocks", "blocks"}, {"waves", "waves"}, {"median_ms", "median ms"}, {"vs_one_wave", "x one wave"}});
+  cudalab::DeviceBuffer<unsigned> visits(static_cast<std::size_t>((2 * full_wave + 1) * kSplit));
+  report.heading(fmt::format("Tail effect: every block waits {} SM cycles (50 us at the peak clock); {} blocks/SM x {} SMs = {} per wave; "
+                             "persistent: one wave of blocks walks the same work as {} items of 1/{} the wait",
+                             cycles, per_sm, f.sm_count, full_wave, kSplit, kSplit));
+  cudalab::Table t({{"launch", "launch"},
+                    {"work", "work (waits)"},
+                    {"blocks", "blocks"},
+                    {"waves", "waves (predicted)"},
+                    {"median_ms", "median ms"},
+                    {"vs_one_wave", "x one wave"}});
   double one_wave_ms = 0;
-  for (long long blocks : {full_wave, full_wave + 1, 2 * full_wave, 2 * full_wave + 1}) {
-    const auto timing = bench.run([&] { occupancy_lab::launch_spin(cycles, static_cast<int>(blocks), kBlock, sink.data()); });
-    if (blocks == full_wave) one_wave_ms = timing.median_ms;
-    t.add_row({blocks, occupancy_lab::waves(blocks, f.sm_count, per_sm), Value(timing.median_ms, 4),
-               Value(timing.median_ms / one_wave_ms, 2)});
+  bool ok = true;
+  for (long long work : {full_wave, full_wave + 1, 2 * full_wave, 2 * full_wave + 1}) {
+    const auto timing = bench.run([&] { occupancy_lab::launch_spin(cycles, static_cast<int>(work), kBlock, sink.data()); });
+    if (work == full_wave) one_wave_ms = timing.median_ms;
+    t.add_row({"a block per wait", work, work, Value(static_cast<double>(occupancy_lab::waves(work, f.sm_count, per_sm)), 3),
+               Value(timing.median_ms, 4), Value(timing.median_ms / one_wave_ms, 2)});
+  }
+  for (long long work : {full_wave + 1, 2 * full_wave + 1}) {
+    const long long items = work * kSplit;
+    int launches = 0;
+    visits.fill_bytes(0);
+    const auto timing = bench.run([&] {
+      ++launches;
+      occupancy_lab::launch_spin_items(cycles / kSplit, items, static_cast<int>(full_wave), kBlock, visits.data(), sink.data());
+    });
+    // every item waited for once per launch: the work was all done, by a grid of one wave
+    const auto seen = visits.download();
+    const bool all = std::all_of(seen.begin(), seen.begin() + items, [&](unsigned v) { return v == static_cast<unsigned>(launches); });
+    if (!all) std::fprintf(stderr, "occupancy: the persistent grid skipped or repeated items\n");
+    ok = ok && all;
+    t.add_row({fmt::format("persistent, {} items per wait", kSplit), work, full_wave,
+               Value(occupancy_lab::persistent_waves(work, full_wave, kSplit), 3),
+               all ? Value(timing.median_ms, 4) : Value(), all ? Value(timing.median_ms / one_wave_ms, 2) : Value()});
   }
   report.table("tail_effect", t);
+  return ok;
+}
+
+// Launch overhead: kLaunches one-thread kernels one after the other, launched one by one and as
+// one CUDA graph; the time per kernel is what each launch costs beyond its (nearly no) work.
+inline bool launch_overhead(cudalab::Report& report, cudalab::Benchmarker& bench) {
+  constexpr int kLaunches = 1000;
+  cudalab::DeviceBuffer<unsigned> counter(1);
+  counter.fill_bytes(0);
+  occupancy_lab::BumpGraph graph(counter.data(), kLaunches);
+  report.heading(fmt::format("Launch overhead: {} launches of a one-thread kernel (it adds 1 to a counter), "
+                             "one by one and as one CUDA graph ({} nodes)", kLaunches, graph.nodes()));
+  cudalab::Table t({{"launch", "launch"}, {"kernels", "kernels"}, {"median_us", "median us"}, {"us_per_kernel", "us per kernel"},
+                    {"counted", "every kernel ran"}});
+  bool ok = true;
+  double per_kernel[2] = {0, 0};
+  for (int as_graph = 0; as_graph < 2; ++as_graph) {
+    unsigned expected = 0;
+    CUDA_CHECK(cudaMemset(counter.data(), 0, sizeof(unsigned)));
+    const auto timing = bench.run(
+        [&] {
+          expected += kLaunches;
+          if (as_graph) {
+            graph.launch();
+          } else {
+            occupancy_lab::launch_bumps(counter.data(), kLaunches);
+          }
+        },
+        nullptr, {}, {}, [&](int) { return counter.download()[0] == expected; });
+    const bool counted = timing.first_wrong_rep < 0 && counter.download()[0] == expected;
+    if (!counted) std::fprintf(stderr, "occupancy: %s ran fewer kernels than it launched\n", as_graph ? "the graph" : "the launches");
+    ok = ok && counted;
+    per_kernel[as_graph] = timing.median_ms * 1e3 / kLaunches;
+    t.add_row({as_graph ? "CUDA graph (one cudaGraphLaunch)" : "one by one (<<<1, 1>>> each)", kLaunches,
+               counted ? Value(timing.median_ms * 1e3, 1) : Value(), counted ? Value(per_kernel[as_graph], 2) : Value(),
+               cudalab::correct_cell(counted)});
+  }
+  report.table("launch_overhead", t);
+  if (ok) report.field("graph_speedup", "one by one / graph, per kernel", Value(per_kernel[0] / per_kernel[1], 2));
+  return ok;
 }
 
 }  // namespace occupancy_lab

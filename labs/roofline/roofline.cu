@@ -194,18 +194,11 @@ __device__ __forceinline__ float sum_of_squares(const uint4& raw) {
   return sum;
 }
 
-__global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ y, int cols,
-                               float eps) {
+// 1 / rms of the block's row, from the row's 16-byte loads in each thread's registers: a warp
+// shuffle sum, then one warp sums the warps' partial sums.
+__device__ float row_scale(const uint4 (&raw)[kRmsLoads], int vecs, int cols, float eps) {
   __shared__ float partial[kRmsThreads / 32];
-  const int vecs = cols / 8;
-  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * vecs;
-  uint4 raw[kRmsLoads];
   float sum = 0;
-#pragma unroll
-  for (int u = 0; u < kRmsLoads; ++u) {
-    const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
-    if (j < vecs) raw[u] = x[row + j];
-  }
 #pragma unroll
   for (int u = 0; u < kRmsLoads; ++u) {
     if (static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x) < vecs) sum += sum_of_squares(raw[u]);
@@ -223,22 +216,44 @@ __global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restr
     if (lane == 0) partial[0] = sum;
   }
   __syncthreads();
-  const float scale = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
+  return rsqrtf(partial[0] / static_cast<float>(cols) + eps);
+}
+
+// kFused: one pass, the row held in registers between the sum and the scaling. The unfused pair:
+// kScales reads x and writes one float per row; kApply reads x again and its row's scale.
+enum RmsMode { kFused, kScales, kApply };
+
+template <RmsMode Mode>
+__global__ void rmsnorm_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ y,
+                               float* __restrict__ scales, int cols, float eps) {
+  const int vecs = cols / 8;
+  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * vecs;
+  uint4 raw[kRmsLoads];
 #pragma unroll
   for (int u = 0; u < kRmsLoads; ++u) {
     const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
-    if (j >= vecs) continue;
-    const uint4 wraw = w[j];
-    const __nv_bfloat162* xp = reinterpret_cast<const __nv_bfloat162*>(&raw[u]);
-    const __nv_bfloat162* wp = reinterpret_cast<const __nv_bfloat162*>(&wraw);
-    uint4 result;
-    __nv_bfloat162* rp = reinterpret_cast<__nv_bfloat162*>(&result);
+    if (j < vecs) raw[u] = x[row + j];
+  }
+  const float scale = Mode == kApply ? scales[blockIdx.x] : row_scale(raw, vecs, cols, eps);
+  if constexpr (Mode == kScales) {
+    if (threadIdx.x == 0) scales[blockIdx.x] = scale;
+  } else {
 #pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const float2 v = __bfloat1622float2(xp[p]), g = __bfloat1622float2(wp[p]);
-      rp[p] = __floats2bfloat162_rn(v.x * scale * g.x, v.y * scale * g.y);
+    for (int u = 0; u < kRmsLoads; ++u) {
+      const int j = static_cast<int>(threadIdx.x) + u * static_cast<int>(blockDim.x);
+      if (j >= vecs) continue;
+      const uint4 wraw = w[j];
+      const __nv_bfloat162* xp = reinterpret_cast<const __nv_bfloat162*>(&raw[u]);
+      const __nv_bfloat162* wp = reinterpret_cast<const __nv_bfloat162*>(&wraw);
+      uint4 result;
+      __nv_bfloat162* rp = reinterpret_cast<__nv_bfloat162*>(&result);
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const float2 v = __bfloat1622float2(xp[p]), g = __bfloat1622float2(wp[p]);
+        rp[p] = __floats2bfloat162_rn(v.x * scale * g.x, v.y * scale * g.y);
+      }
+      y[row + j] = result;
     }
-    y[row + j] = result;
   }
 }
 
@@ -380,14 +395,24 @@ double fma_vs_mul_add(bool fused, const std::vector<float>& a, const std::vector
   return static_cast<double>(n) * reps / (ms * 1e-3);
 }
 
-void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps) {
+void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps,
+                    float* scales) {
   if (cols % 256 != 0 || cols < 256 || cols > 8192 || rows < 1) {  // whole warps of 8-value loads
     throw std::invalid_argument("launch_rmsnorm: cols a multiple of 256 in 256 .. 8192, rows >= 1");
   }
   const int threads = std::min(cols / 8, kRmsThreads);  // cols / 8 <= kRmsLoads * threads
-  rmsnorm_kernel<<<static_cast<unsigned>(rows), static_cast<unsigned>(threads)>>>(
-      reinterpret_cast<const uint4*>(x), reinterpret_cast<const uint4*>(w), reinterpret_cast<uint4*>(y), cols, eps);
-  CUDA_CHECK_LAUNCH("rmsnorm_kernel");
+  const auto* xv = reinterpret_cast<const uint4*>(x);
+  const auto* wv = reinterpret_cast<const uint4*>(w);
+  auto* yv = reinterpret_cast<uint4*>(y);
+  if (scales == nullptr) {
+    rmsnorm_kernel<kFused><<<static_cast<unsigned>(rows), static_cast<unsigned>(threads)>>>(xv, wv, yv, nullptr, cols, eps);
+    CUDA_CHECK_LAUNCH("rmsnorm_kernel<fused>");
+    return;
+  }
+  rmsnorm_kernel<kScales><<<static_cast<unsigned>(rows), static_cast<unsigned>(threads)>>>(xv, wv, yv, scales, cols, eps);
+  CUDA_CHECK_LAUNCH("rmsnorm_kernel<scales>");
+  rmsnorm_kernel<kApply><<<static_cast<unsigned>(rows), static_cast<unsigned>(threads)>>>(xv, wv, yv, scales, cols, eps);
+  CUDA_CHECK_LAUNCH("rmsnorm_kernel<apply>");
 }
 
 }  // namespace roofline

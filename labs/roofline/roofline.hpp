@@ -61,7 +61,10 @@ double fma_vs_mul_add(bool fused, const std::vector<float>& a, const std::vector
 
 // RMSNorm over rows x cols BF16 (stored as raw 16-bit patterns): y = x / sqrt(mean(x^2) + eps) * w,
 // one block of up to 256 threads per row, each thread up to four 16-byte loads in flight; cols a
-// multiple of 256 (whole warps) and at most 8192.
-void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps);
+// multiple of 256 (whole warps) and at most 8192. With `scales` (rows floats on the device) it runs
+// unfused: a first kernel writes each row's 1 / rms there, a second reads x again and scales it. The
+// two kernels sum in the fused kernel's order, so both give the same bits.
+void launch_rmsnorm(const std::uint16_t* x, const std::uint16_t* w, std::uint16_t* y, int rows, int cols, float eps,
+                    float* scales = nullptr);
 
 }  // namespace roofline

@@ -227,10 +227,26 @@ inline bool rmsnorm(cudalab::Report& report, const Options& o, cudalab::Benchmar
   report.field("rmsnorm_over_copy", "throughput / copy ceiling", ok ? Value(g / copy_gbps, 3) : Value());
   report.field("rmsnorm_correct", "against the CPU (double, rounded to BF16)",
                Value::shown(ok, ok ? fmt::format("all {} within 1 BF16 ulp ({} off by one)", n, off_by_one) : "WRONG"));
+  // The unfused pair beside it: the same sums in the same order, so the same bits, from 1.5x the bytes.
+  const double unfused_bytes = roofline::rmsnorm_unfused_bytes(rows, cols);
+  cudalab::DeviceBuffer<float> d_scales(static_cast<std::size_t>(rows));
+  d_y.fill_bytes(0xFF);
+  roofline::launch_rmsnorm(d_x.data(), d_w.data(), d_y.data(), rows, cols, 1e-6f, d_scales.data());
+  const bool same = ok && d_y.download() == got;
+  if (ok && !same) std::fprintf(stderr, "roofline: the unfused RMSNorm differs from the fused one\n");
+  const cudalab::Timing unfused =
+      bench.run([&] { roofline::launch_rmsnorm(d_x.data(), d_w.data(), d_y.data(), rows, cols, 1e-6f, d_scales.data()); });
+  const double ug = cudalab::gbps(unfused_bytes, unfused.median_ms);
   report.field("rmsnorm_unfused_bytes", "unfused (row scales first, then a second pass over x)",
-               cudalab::bytes_cell(roofline::rmsnorm_unfused_bytes(rows, cols)),
-               fmt::format("({:.2f}x the fused traffic)", roofline::rmsnorm_unfused_bytes(rows, cols) / bytes));
-  return ok;
+               cudalab::bytes_cell(unfused_bytes), fmt::format("({:.2f}x the fused traffic)", unfused_bytes / bytes));
+  report.field("rmsnorm_unfused_us", "unfused, measured (median, both kernels)", same ? Value(unfused.median_ms * 1e3, 1) : Value(),
+               "us");
+  report.field("rmsnorm_unfused_gbps", "unfused throughput (its own bytes)", same ? Value(ug, 0) : Value(), "GB/s");
+  report.field("rmsnorm_unfused_over_fused", "unfused time / fused time",
+               same ? Value(unfused.median_ms / timing.median_ms, 2) : Value());
+  report.field("rmsnorm_unfused_correct", "unfused = fused, bit for bit",
+               Value::shown(same, same ? fmt::format("all {} equal", n) : "WRONG"));
+  return ok && same;
 }
 
 }  // namespace roofline

@@ -95,6 +95,13 @@ TEST(HelloGpu, EachMistakeSurfacesAsTheReadmeSays) {
   EXPECT_EQ(race.sync_error, cudaSuccess);  // nothing reports a race
   EXPECT_EQ(race.checked, (10000 + 255) / 256);
   EXPECT_GT(race.wrong, 0);  // the late half's slots were read before they were written
+  // The barrier inside a branch: the kernel ends (a hang ends the process) and nothing reports an
+  // error; whether the sums are right is undefined.
+  const auto divergent = hello::run_break(hello::Break::kDivergentBarrier, a, b);
+  EXPECT_EQ(divergent.launch_error, cudaSuccess);
+  EXPECT_EQ(divergent.sync_error, cudaSuccess);
+  EXPECT_EQ(divergent.checked, (10000 + 255) / 256);
+  EXPECT_LE(divergent.wrong, divergent.checked);
   // host_pointer is not run here: where the GPU cannot read pageable memory it ends the context
   // (an illegal address), and every later case of this process would fail; hello.break.host_pointer
   // runs it in a process of its own.

@@ -125,6 +125,18 @@ TEST(Waves, TailArithmetic) {
   EXPECT_EQ(occupancy_lab::waves(0, 132, 8), 0);
 }
 
+TEST(Waves, APersistentGridShrinksTheTailToOneItem) {
+  // one block too many: two waves of whole waits, 9/8 of one in items of 1/8
+  EXPECT_DOUBLE_EQ(occupancy_lab::persistent_waves(1057, 1056, 8), 9.0 / 8.0);
+  EXPECT_DOUBLE_EQ(occupancy_lab::persistent_waves(2 * 1056 + 1, 1056, 8), 17.0 / 8.0);
+  // a whole number of waves loses nothing; split 1 is the block per wait again
+  EXPECT_DOUBLE_EQ(occupancy_lab::persistent_waves(2 * 1056, 1056, 8), 2.0);
+  EXPECT_DOUBLE_EQ(occupancy_lab::persistent_waves(1057, 1056, 1), static_cast<double>(occupancy_lab::waves(1057, 132, 8)));
+  // the notes' A100 case, 220 blocks on 216 slots
+  EXPECT_DOUBLE_EQ(occupancy_lab::persistent_waves(220, 216, 8), 9.0 / 8.0);
+  EXPECT_DOUBLE_EQ(occupancy_lab::persistent_waves(5, 0, 8), 0.0);
+}
+
 // ---- the notes' exercise 74: the student's calculator (occupancy.cu) against the suite's ----
 
 // A kernel drawn from `draw` (a splitmix stream from the run's seed) for `g`: any block size up

@@ -2,10 +2,12 @@
 // CUDA runtime on the real device (100% agreement required).
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
+#include "common/device_facts.hpp"
 #include "common/occupancy_calc.hpp"
 #include "common/random.hpp"
 #include "gpu_test.hpp"
@@ -79,6 +81,40 @@ TEST(OccupancyGpu, SpinKernelRunsAndReportsResidency) {
   cudalab::DeviceBuffer<unsigned long long> sink(1);
   occupancy_lab::launch_spin(1000, 4, 256, sink.data());
   EXPECT_NO_THROW(CUDA_CHECK(cudaDeviceSynchronize()));
+}
+
+TEST(OccupancyGpu, PersistentGridVisitsEveryItemOnce) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<unsigned long long> sink(1);
+  // fewer items than blocks, a ragged last round, many rounds
+  for (const auto& [items, grid] : std::vector<std::pair<long long, int>>{{1, 1}, {3, 8}, {17, 4}, {1057 * 8, 1056}}) {
+    cudalab::DeviceBuffer<unsigned> visits(static_cast<std::size_t>(items) + 1);
+    visits.fill_bytes(0);
+    occupancy_lab::launch_spin_items(10, items, grid, 64, visits.data(), sink.data());
+    const auto seen = visits.download();
+    for (long long i = 0; i < items; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1u) << items << " items, grid " << grid << ", item " << i;
+    EXPECT_EQ(seen.back(), 0u) << "past the last item";
+  }
+}
+
+TEST(OccupancyGpu, EveryLaunchRunsOneByOneAndInTheGraph) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<unsigned> counter(1);
+  counter.fill_bytes(0);
+  occupancy_lab::launch_bumps(counter.data(), 5);
+  EXPECT_EQ(counter.download()[0], 5u);
+  occupancy_lab::BumpGraph graph(counter.data(), 37);
+  EXPECT_EQ(graph.nodes(), 37u);
+  EXPECT_EQ(counter.download()[0], 5u) << "capturing a launch must not run it";
+  for (int i = 0; i < 3; ++i) graph.launch();
+  EXPECT_EQ(counter.download()[0], 5u + 3 * 37u);
+}
+
+TEST(OccupancyGpu, StreamKernelFitsBlocksPerSm) {
+  CUDALAB_REQUIRE_GPU();
+  const int per_sm = occupancy_lab::stream_blocks_per_sm(256);
+  EXPECT_GE(per_sm, 1);
+  EXPECT_LE(per_sm * 256, cudalab::query_device(0).max_threads_per_sm);
 }
 
 }  // namespace

@@ -124,6 +124,21 @@ TEST(RooflineGpu, RmsNormWithinOneBf16Ulp) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       ASSERT_LE(std::abs(static_cast<int>(got[i]) - static_cast<int>(want[i])), 1) << rows << " x " << cols << ", " << i;
     }
+    // unfused: the scales kernel then the apply kernel give the fused kernel's bits
+    cudalab::DeviceBuffer<float> d_scales(static_cast<std::size_t>(rows));
+    d_scales.fill_bytes(0xFF);
+    d_y.fill_bytes(0xFF);
+    roofline::launch_rmsnorm(d_x.data(), d_w.data(), d_y.data(), rows, cols, 1e-6f, d_scales.data());
+    ASSERT_EQ(d_y.download(), got) << "unfused, " << rows << " x " << cols;
+    const auto scales = d_scales.download();
+    for (int r = 0; r < rows; ++r) {
+      double sq = 0;
+      for (int c = 0; c < cols; ++c) {
+        const double v = roofline::bf16_to_float(x[static_cast<std::size_t>(r) * cols + c]);
+        sq += v * v;
+      }
+      EXPECT_NEAR(scales[static_cast<std::size_t>(r)], 1.0 / std::sqrt(sq / cols + 1e-6), 1e-5 / std::sqrt(sq / cols + 1e-6)) << r;
+    }
   }
   std::vector<std::uint16_t> dummy(512);
   cudalab::DeviceBuffer<std::uint16_t> d(dummy);
