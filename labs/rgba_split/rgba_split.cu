@@ -120,6 +120,30 @@ __global__ void split_uchar4(const uchar4* __restrict__ rgba, Planes out, std::s
   // STUDENT-END(rgba_split.uchar4)
 }
 
+// Shared memory without reuse: version B's pixel, but the block first stages its 256 pixels in
+// shared memory (one coalesced uchar4 load each), waits at a barrier and reads its own pixel
+// back. Every pixel is read once, so the tile saves no global traffic: it adds a store, a load
+// and a barrier per pixel to the same 1-byte stores (the notes: shared memory pays only where
+// data is reused).
+__global__ void split_smem_staged(const uchar4* __restrict__ rgba, Planes out, std::size_t pixels) {
+  __shared__ uchar4 tile[kBlock1d];
+  const std::size_t step = grid_threads();
+  // base is the same for the whole block, so every thread meets both barriers
+  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x; base < pixels; base += step) {
+    const std::size_t p = base + threadIdx.x;
+    if (p < pixels) tile[threadIdx.x] = rgba[p];
+    __syncthreads();
+    if (p < pixels) {
+      const uchar4 px = tile[threadIdx.x];
+      out.r[p] = px.x;
+      out.g[p] = px.y;
+      out.b[p] = px.z;
+      out.a[p] = px.w;
+    }
+    __syncthreads();  // the tile is overwritten on the next round
+  }
+}
+
 // Version C: four pixels per thread, one 16-byte load, but still sixteen 1-byte stores.
 // Isolates the load: the load instructions drop 4x against version B; the stores do not.
 __global__ void split_x4_load16_store1(const uint4* __restrict__ rgba, Planes out, std::size_t pixels) {
@@ -237,6 +261,10 @@ void launch_uchar4(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Pl
                    std::size_t h) {
   split_uchar4<<<l.grid, l.block, 0, s>>>(reinterpret_cast<const uchar4*>(rgba), out, w, h);
 }
+void launch_smem_staged(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Planes out, std::size_t w,
+                        std::size_t h) {
+  split_smem_staged<<<l.grid, l.block, 0, s>>>(reinterpret_cast<const uchar4*>(rgba), out, w * h);
+}
 void launch_x4_load4_store4(const Launch& l, cudaStream_t s, const std::uint8_t* rgba, Planes out, std::size_t w,
                             std::size_t h) {
   split_x4_load4_store4<<<l.grid, l.block, 0, s>>>(reinterpret_cast<const std::uint32_t*>(rgba), out, w * h);
@@ -264,6 +292,8 @@ const std::vector<Row>& ladder() {
   static const std::vector<Row> rows{
       {Variant::kNaive, "naive", "1 px/thread, 4 x 1-byte loads, 4 x 1-byte stores (notes A)", 1, true, launch_naive},
       {Variant::kUchar4, "uchar4", "1 px/thread, 1 x 4-byte load, 4 x 1-byte stores (notes B)", 1, true, launch_uchar4},
+      {Variant::kSmemStaged, "smem_staged", "1 px/thread, uchar4 staged through shared memory (no reuse)", 1, false,
+       launch_smem_staged},
       {Variant::kX4Load16Store1, "x4_load16_store1", "4 px/thread, 1 x 16-byte load, 16 x 1-byte stores", 4, false,
        launch_uint4<split_x4_load16_store1>},
       {Variant::kX4Load4Store4, "x4_load4_store4", "4 px/thread, 4 x 4-byte loads, 4 x 4-byte stores", 4, false,

@@ -16,7 +16,7 @@ namespace rgba_split {
 
 // The ladder, slowest first. Loads and stores are widened separately to show which matters.
 // The variants, in ladder order; the table in rgba_split.cu says what each changes.
-enum class Variant { kNaive, kUchar4, kX4Load16Store1, kX4Load4Store4, kX4, kX4Unroll4, kX16 };
+enum class Variant { kNaive, kUchar4, kSmemStaged, kX4Load16Store1, kX4Load4Store4, kX4, kX4Unroll4, kX16 };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 struct Planes {

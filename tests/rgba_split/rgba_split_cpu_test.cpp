@@ -96,7 +96,7 @@ TEST(RgbaGrid, OneDimensionalVariantsCoverEveryPixel) {
 }
 
 TEST(RgbaVariants, NamesRoundTrip) {
-  EXPECT_EQ(rgba_split::all_variants().size(), 7u);
+  EXPECT_EQ(rgba_split::all_variants().size(), 8u);
   for (Variant v : rgba_split::all_variants()) {
     Variant parsed{};
     ASSERT_TRUE(rgba_split::parse_variant(rgba_split::variant_name(v), &parsed));
