@@ -190,8 +190,8 @@ inline int run_break(cudalab::Report& report, const Options& o, hello::Break kin
                            "(compute-sanitizer --tool synccheck names the line)\n", out.wrong, out.checked);
       return cudalab::kExitWrongResult;
     }
-    report.note("  Right this time, on this GPU: a barrier inside a branch is undefined, so the next GPU, driver or "
-                "compiler may hang or sum wrongly. Run it under compute-sanitizer --tool synccheck.");
+    std::fprintf(stderr, "hello: the block sums are right on this GPU, but a __syncthreads() inside a branch is undefined "
+                         "(another GPU, driver or compiler may hang or sum wrongly): compute-sanitizer --tool synccheck names the line\n");
     return cudalab::kExitSuccess;
   }
   if (kind == hello::Break::kOutOfBounds) {

@@ -100,7 +100,10 @@ __global__ void spin(long long cycles, unsigned long long* sink) {
 // The same wait split into items: each block takes items blockIdx.x, + gridDim.x, ... and waits
 // `cycles` for each, so a grid of one wave spreads any number of items evenly over the SMs.
 // `visits` (when given) counts each item's visits.
-__global__ void spin_items(long long cycles, long long items, unsigned* visits, unsigned long long* sink) {
+// At most 32 registers (8 blocks of 256 per SM, as spin): a grid of one wave of spin's blocks must
+// fit at once, or the persistent grid has a tail of its own.
+__global__ void __launch_bounds__(256, 8) spin_items(long long cycles, long long items, unsigned* visits,
+                                                     unsigned long long* sink) {
   for (long long item = blockIdx.x; item < items; item += gridDim.x) {
     const long long start = clock64();
     long long now = start;
@@ -297,6 +300,12 @@ void launch_spin_items(long long cycles, long long items, int grid, int block, u
                        unsigned long long* sink, cudaStream_t stream) {
   spin_items<<<grid, block, 0, stream>>>(cycles, items, visits, sink);
   CUDA_CHECK_LAUNCH("spin_items");
+}
+
+int spin_items_blocks_per_sm(int block) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin_items, block, 0));
+  return blocks;
 }
 
 double persistent_waves(long long work, long long full_wave, int split) {

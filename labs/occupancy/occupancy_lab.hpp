@@ -59,6 +59,7 @@ int spin_blocks_per_sm(int block);
 // block takes every grid-th item). `visits` (may be null) counts each item's visits.
 void launch_spin_items(long long cycles, long long items, int grid, int block, unsigned* visits,
                        unsigned long long* sink, cudaStream_t stream = nullptr);
+int spin_items_blocks_per_sm(int block);  // blocks <= 256 threads
 // Time of `work` one-block waits, each split into `split` items, on a persistent grid of
 // `full_wave` blocks, in units of one wait: ceil(work x split / full_wave) / split. Against the
 // whole waits' waves(work, ...) the tail shrinks from one wave to 1 / split of one.

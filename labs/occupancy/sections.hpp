@@ -282,21 +282,24 @@ inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, 
     t.add_row({"a block per wait", work, work, Value(static_cast<double>(occupancy_lab::waves(work, f.sm_count, per_sm)), 3),
                Value(timing.median_ms, 4), Value(timing.median_ms / one_wave_ms, 2)});
   }
+  // The persistent grid is one wave of its own kernel's blocks (spin_items fits as many as spin).
+  const long long persistent_grid = static_cast<long long>(f.sm_count) * occupancy_lab::spin_items_blocks_per_sm(kBlock);
   for (long long work : {full_wave + 1, 2 * full_wave + 1}) {
     const long long items = work * kSplit;
     int launches = 0;
     visits.fill_bytes(0);
     const auto timing = bench.run([&] {
       ++launches;
-      occupancy_lab::launch_spin_items(cycles / kSplit, items, static_cast<int>(full_wave), kBlock, visits.data(), sink.data());
+      occupancy_lab::launch_spin_items(cycles / kSplit, items, static_cast<int>(persistent_grid), kBlock, visits.data(),
+                                       sink.data());
     });
     // every item waited for once per launch: the work was all done, by a grid of one wave
     const auto seen = visits.download();
     const bool all = std::all_of(seen.begin(), seen.begin() + items, [&](unsigned v) { return v == static_cast<unsigned>(launches); });
     if (!all) std::fprintf(stderr, "occupancy: the persistent grid skipped or repeated items\n");
     ok = ok && all;
-    t.add_row({fmt::format("persistent, {} items per wait", kSplit), work, full_wave,
-               Value(occupancy_lab::persistent_waves(work, full_wave, kSplit), 3),
+    t.add_row({fmt::format("persistent, {} items per wait", kSplit), work, persistent_grid,
+               Value(occupancy_lab::persistent_waves(work, persistent_grid, kSplit), 3),
                all ? Value(timing.median_ms, 4) : Value(), all ? Value(timing.median_ms / one_wave_ms, 2) : Value()});
   }
   report.table("tail_effect", t);

@@ -86,7 +86,7 @@ class Problem {
   void report_launches(cudalab::Report& report, const std::string& chosen) const {
     report.heading("Launch configuration");
     const auto geometry_2d = plan_launch(Variant::kNaive, width_, height_);
-    report.field("grid_2d", "2D variants (naive, uchar4)", geometry_2d.geometry.describe("pixels"));
+    report.field("grid_2d", "2D variants (naive, uchar4, smem_staged)", geometry_2d.geometry.describe("pixels"));
     if (geometry_2d.rows_looped) {
       report.note(fmt::format("  {} block rows exceed gridDim.y <= 65535: the grid has 65535 and each thread loops "
                               "over rows", geometry_2d.geometry.grid_y));

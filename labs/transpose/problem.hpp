@@ -62,12 +62,12 @@ class Problem {
 
   // The launch of each chosen variant: its block, threads, elements per thread and blocks.
   cudalab::Table launches(const std::string& chosen) const {
-    cudalab::Table t({{"variant", "variant"}, {"block", "block"}, {"threads_per_block", "threads/block"},
+    cudalab::Table t({{"variant", "variant"}, {"block_x", "block x"}, {"block_y", "block y"}, {"threads_per_block", "threads/block"},
                       {"elements_per_thread", "elements/thread"}, {"blocks", "blocks"}});
     for (Variant v : cudalab::select_variants(all_variants(), variant_name, chosen)) {
       const LaunchShape l = launch_shape(v, rows_, cols_);
       const double threads = static_cast<double>(l.blocks()) * l.threads_per_block();
-      t.add_row({variant_name(v), fmt::format("{} x {}", l.block_x, l.block_y),
+      t.add_row({variant_name(v), static_cast<long long>(l.block_x), static_cast<long long>(l.block_y),
                  static_cast<long long>(l.threads_per_block()),
                  cudalab::Value(static_cast<double>(in_.size()) / threads, 1), l.blocks()});
     }

@@ -112,6 +112,8 @@ TEST(OccupancyGpu, EveryLaunchRunsOneByOneAndInTheGraph) {
 
 TEST(OccupancyGpu, StreamKernelFitsBlocksPerSm) {
   CUDALAB_REQUIRE_GPU();
+  // the persistent grid's kernel fits a wave of the tail's blocks at once
+  EXPECT_EQ(occupancy_lab::spin_items_blocks_per_sm(256), occupancy_lab::spin_blocks_per_sm(256));
   const int per_sm = occupancy_lab::stream_blocks_per_sm(256);
   EXPECT_GE(per_sm, 1);
   EXPECT_LE(per_sm * 256, cudalab::query_device(0).max_threads_per_sm);
