@@ -147,7 +147,8 @@ inline OnChip on_chip(cudalab::Report& report, const Options& o, bool* all_ok) {
 
 // Latency's other side: with many warps and independent loads, how many an SM retires per clock.
 // An SM of sm_70 and later has 4 processing blocks (one warp scheduler each).
-inline void throughput(cudalab::Report& report, const Options& o, bool* all_ok) {
+// Beside it, what that rate is in bytes per second over the whole GPU, against DRAM's copy ceiling.
+inline void throughput(cudalab::Report& report, const Options& o, int sm_count, double ghz, double copy_gbps, bool* all_ok) {
   report.heading("Throughput: 4-byte shared-memory loads per SM per clock (independent loads, every SM full)");
   const SharedThroughput st = shared_load_throughput(std::max<long long>(o.hops / 256, 16));
   if (!st.correct) std::fprintf(stderr, "latency: a thread's sum of shared-memory loads differs from the CPU's\n");
@@ -159,6 +160,13 @@ inline void throughput(cudalab::Report& report, const Options& o, bool* all_ok) 
   report.field("ldst_lanes_per_block", "per processing block (4 per SM; the notes' A100 figure: 1 LD/ST unit)",
                Value(st.loads_per_sm_clock / 4.0, 1));
   report.field("shared_throughput_correct", "every thread's sum matches the CPU", st.correct);
+  // loads per SM per clock x 4 bytes x SMs x clocks per second
+  const double shared_gbps = st.loads_per_sm_clock * 4.0 * sm_count * ghz;
+  report.field("shared_gbps", "shared memory, every SM (4-byte loads at the measured clock)",
+               st.correct ? Value(shared_gbps, 0) : Value(), "GB/s");
+  report.field("copy_ceiling_gbps", "DRAM: copy ceiling (cudaMemcpy D2D, measured)", Value(copy_gbps, 0), "GB/s");
+  report.field("shared_over_copy", "shared memory / DRAM copy ceiling",
+               st.correct && copy_gbps > 0 ? Value(shared_gbps / copy_gbps, 1) : Value());
 }
 
 // ---- the latency table -------------------------------------------------------------------------

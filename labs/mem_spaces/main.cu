@@ -45,6 +45,7 @@ int run(int argc, char** argv) {
   ok = contention_section(run, o) && ok;
   ok = constant_reads_section(run, o) && ok;
   ok = local_memory_section(run, o) && ok;
+  ok = texture_section(run, o) && ok;
   return ok && agree ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 

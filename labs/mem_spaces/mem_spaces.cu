@@ -399,4 +399,70 @@ unsigned array_reference(const std::vector<unsigned>& in, std::size_t i) {
   return s;
 }
 
+// ---- texture: bilinear sampling ----
+
+namespace {
+
+// Unnormalised coordinates: texel (i, j)'s centre is at (i + 0.5, j + 0.5), so (x + fx + 0.5,
+// y + fy + 0.5) weights texels x, x + 1 by 1 - fx, fx (and rows alike).
+__global__ void bilinear_texture(cudaTextureObject_t tex, float* out, int width, int height, float fx, float fy) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x), y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= width || y >= height) return;
+  out[static_cast<std::size_t>(y) * width + x] = tex2D<float>(tex, x + fx + 0.5f, y + fy + 0.5f);
+}
+
+__global__ void bilinear_by_hand(const float* __restrict__ image, float* out, int width, int height, float fx, float fy) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x), y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= width || y >= height) return;
+  const int x1 = min(x + 1, width - 1), y1 = min(y + 1, height - 1);  // clamp, as the texture does
+  const std::size_t r0 = static_cast<std::size_t>(y) * width, r1 = static_cast<std::size_t>(y1) * width;
+  const float a = __ldg(image + r0 + x), b = __ldg(image + r0 + x1), c = __ldg(image + r1 + x), d = __ldg(image + r1 + x1);
+  const float top = fmaf(fx, b - a, a), bottom = fmaf(fx, d - c, c);
+  out[r0 + x] = fmaf(fy, bottom - top, top);
+}
+
+}  // namespace
+
+BilinearTexture::BilinearTexture(const std::vector<float>& image, int width, int height) {
+  if (width < 1 || height < 1 || image.size() != static_cast<std::size_t>(width) * static_cast<std::size_t>(height)) {
+    throw std::invalid_argument("BilinearTexture: the image must hold width x height floats");
+  }
+  const cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+  CUDA_CHECK(cudaMallocArray(&array_, &channel, static_cast<std::size_t>(width), static_cast<std::size_t>(height)));
+  const std::size_t pitch = static_cast<std::size_t>(width) * sizeof(float);
+  cudaResourceDesc res{};
+  res.resType = cudaResourceTypeArray;
+  res.res.array.array = array_;
+  cudaTextureDesc desc{};
+  desc.addressMode[0] = cudaAddressModeClamp;
+  desc.addressMode[1] = cudaAddressModeClamp;
+  desc.filterMode = cudaFilterModeLinear;  // the hardware's bilinear filter
+  desc.readMode = cudaReadModeElementType;
+  desc.normalizedCoords = 0;
+  cudaError_t err = cudaMemcpy2DToArray(array_, 0, 0, image.data(), pitch, pitch, static_cast<std::size_t>(height),
+                                        cudaMemcpyHostToDevice);
+  if (err == cudaSuccess) err = cudaCreateTextureObject(&tex_, &res, &desc, nullptr);
+  if (err != cudaSuccess) {
+    cudaFreeArray(array_);
+    CUDA_CHECK(err);
+  }
+}
+
+BilinearTexture::~BilinearTexture() {
+  cudaDestroyTextureObject(tex_);
+  cudaFreeArray(array_);
+}
+
+void launch_bilinear(Bilinear how, const BilinearTexture& tex, const float* image, float* out, int width, int height,
+                     float fx, float fy, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  const dim3 grid(static_cast<unsigned>(cudalab::ceil_div(width, 32)), static_cast<unsigned>(cudalab::ceil_div(height, 8)));
+  if (how == Bilinear::kTexture) {
+    bilinear_texture<<<grid, block, 0, stream>>>(tex.object(), out, width, height, fx, fy);
+  } else {
+    bilinear_by_hand<<<grid, block, 0, stream>>>(image, out, width, height, fx, fy);
+  }
+  CUDA_CHECK_LAUNCH(how == Bilinear::kTexture ? "bilinear_texture" : "bilinear_by_hand");
+}
+
 }  // namespace mem_spaces

@@ -79,4 +79,54 @@ void launch_array(ArrayVariant v, const unsigned* in, unsigned* out, std::size_t
 cudaFuncAttributes array_attributes(ArrayVariant v);
 unsigned array_reference(const std::vector<unsigned>& in, std::size_t i);
 
+// ---- texture: bilinear sampling by the texture unit and by hand ----
+// Every output pixel (x, y) of a width x height float image is the image sampled at
+// (x + fx, y + fy) with 0 <= fx, fy < 1: the four texels around it weighted bilinearly, the edges
+// clamped. The texture unit does it from a cudaArray in one tex2D fetch (cudaFilterModeLinear;
+// its weights have 8 fraction bits); the hand-written kernel loads the four texels (__ldg) and
+// weights them in FP32.
+class BilinearTexture {
+ public:
+  BilinearTexture(const std::vector<float>& image, int width, int height);
+  ~BilinearTexture();
+  BilinearTexture(const BilinearTexture&) = delete;
+  BilinearTexture& operator=(const BilinearTexture&) = delete;
+  cudaTextureObject_t object() const { return tex_; }
+
+ private:
+  cudaArray_t array_ = nullptr;
+  cudaTextureObject_t tex_ = 0;
+};
+enum class Bilinear { kTexture, kByHand };
+void launch_bilinear(Bilinear how, const BilinearTexture& tex, const float* image, float* out, int width, int height,
+                     float fx, float fy, cudaStream_t stream = nullptr);
+
+// The CPU's sample, in double.
+inline double bilinear_reference(const std::vector<float>& image, int width, int height, int x, int y, double fx,
+                                 double fy) {
+  const auto at = [&](int xx, int yy) {
+    xx = xx < width ? xx : width - 1;
+    yy = yy < height ? yy : height - 1;
+    return static_cast<double>(image[static_cast<std::size_t>(yy) * static_cast<std::size_t>(width) + static_cast<std::size_t>(xx)]);
+  };
+  return (1 - fx) * (1 - fy) * at(x, y) + fx * (1 - fy) * at(x + 1, y) + (1 - fx) * fy * at(x, y + 1) +
+         fx * fy * at(x + 1, y + 1);
+}
+// How far the texture unit's sample may be from the CPU's: its weights have 8 fraction bits, so
+// each direction's weight is off by less than 1/256 and the sample by less than the spread of
+// its four texels times 2/256; FP32 rounding on top (the hand-written kernel is held to that alone).
+inline double bilinear_tolerance(const std::vector<float>& image, int width, int height, int x, int y, bool texture) {
+  double lo = 1e300, hi = -1e300, mag = 0;
+  for (int dy = 0; dy < 2; ++dy) {
+    for (int dx = 0; dx < 2; ++dx) {
+      const int xx = x + dx < width ? x + dx : width - 1, yy = y + dy < height ? y + dy : height - 1;
+      const double v = image[static_cast<std::size_t>(yy) * static_cast<std::size_t>(width) + static_cast<std::size_t>(xx)];
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+      mag += v < 0 ? -v : v;
+    }
+  }
+  return (texture ? (hi - lo) * 2.0 / 256.0 : 0.0) + 8.0 * mag * 0x1p-24;
+}
+
 }  // namespace mem_spaces

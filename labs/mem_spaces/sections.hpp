@@ -2,6 +2,7 @@
 // The mem_spaces lab's options and sections: the kernel attributes and occupancy of the demo,
 // the constant-memory rounds, atomics on one address and under contention, constant reads and
 // local memory, each checked and reported.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -314,6 +315,58 @@ inline bool local_memory_section(cudalab::LabRun& run, const Options& o) {
                       fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index "
                                   "(speedup: against local memory)", mn),
                       cudalab::Roofs::kNone},
+                     rungs) == cudalab::kExitSuccess;
+}
+
+// Texture memory's own hardware: the bilinear filter. The same samples by one tex2D fetch from a
+// cudaArray and by four __ldg loads and three FMAs; each held to the CPU's (the texture to its
+// 8-bit weights).
+inline bool texture_section(cudalab::LabRun& run, const Options& o) {
+  const int width = static_cast<int>(std::min<std::int64_t>(4096, o.measure_n));
+  const int height = static_cast<int>(std::max<std::int64_t>(1, o.measure_n / width));
+  const float fx = 0.37f, fy = 0.61f;
+  const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  const std::vector<float> image = cudalab::random_vector<float>(n, o.common.seed + 5, -1.0f, 1.0f);
+  std::vector<double> want(n);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      want[static_cast<std::size_t>(y) * width + x] = mem_spaces::bilinear_reference(image, width, height, x, y, fx, fy);
+    }
+  }
+  const mem_spaces::BilinearTexture tex(image, width, height);
+  cudalab::DeviceBuffer<float> d_image(image), d_out(n);
+  std::vector<float> got(n);
+  std::vector<cudalab::Rung> rungs;
+  for (auto how : {mem_spaces::Bilinear::kByHand, mem_spaces::Bilinear::kTexture}) {
+    const bool texture = how == mem_spaces::Bilinear::kTexture;
+    cudalab::Rung r;
+    r.name = texture ? "tex2D_linear" : "by_hand_ldg";
+    r.bytes = 2.0 * sizeof(float) * static_cast<double>(n);  // every texel read once, every sample written once
+    r.poison = [&d_out] { d_out.fill_bytes(0xAB); };
+    r.launch = [&, how] { mem_spaces::launch_bilinear(how, tex, d_image.data(), d_out.data(), width, height, fx, fy); };
+    r.check = [&, texture, name = r.name] {
+      d_out.download(got.data(), n);
+      std::size_t bad = 0, first = n;
+      for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+          const std::size_t i = static_cast<std::size_t>(y) * width + x;
+          const bool off = !(std::fabs(got[i] - want[i]) <= mem_spaces::bilinear_tolerance(image, width, height, x, y, texture));
+          if (off && first == n) first = i;
+          bad += off;
+        }
+      }
+      if (bad) {
+        std::fprintf(stderr, "mem_spaces: %s: %zu of %zu samples off (first at %zu: %g, the CPU says %g)\n", name.c_str(), bad, n,
+                     first, static_cast<double>(got[first]), want[first]);
+      }
+      return bad == 0;
+    };
+    rungs.push_back(std::move(r));
+  }
+  return run.section({"texture",
+                      fmt::format("Bilinear samples of a {} x {} float image at (x + {}, y + {}), edges clamped: "
+                                  "four __ldg loads and FMAs by hand vs one tex2D fetch filtered by the texture unit "
+                                  "(speedup: against by hand)", width, height, fx, fy)},
                      rungs) == cudalab::kExitSuccess;
 }
 

@@ -1,6 +1,7 @@
 // mem_spaces without a GPU: the CPU model of the demo and the array reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -74,6 +75,23 @@ TEST(TableReadReference, LaneModDistinctPlus32PerRound) {
   for (unsigned r = 0; r < static_cast<unsigned>(mem_spaces::kTableRounds); ++r) known += 16u * r;
   EXPECT_EQ(mem_spaces::table_read_known_reference(words), known);
   EXPECT_THROW(mem_spaces::table_read_known_reference(std::vector<unsigned>(10)), std::out_of_range);
+}
+
+TEST(Bilinear, TheReferenceWeightsFourTexelsAndClampsAtTheEdges) {
+  // 3 x 2 image: 0 1 2 / 10 11 12
+  const std::vector<float> img{0, 1, 2, 10, 11, 12};
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_reference(img, 3, 2, 1, 0, 0.0, 0.0), 1.0);   // on a texel
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_reference(img, 3, 2, 0, 0, 0.5, 0.5), 5.5);   // the middle of four
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_reference(img, 3, 2, 0, 0, 0.25, 0.0), 0.25);  // along a row
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_reference(img, 3, 2, 2, 1, 0.7, 0.9), 12.0);  // the corner clamps both ways
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_reference(img, 3, 2, 2, 0, 0.5, 0.5), 7.0);   // the right edge clamps x
+  // the texture's bound is the spread of the four texels x 2/256, plus FP32 rounding
+  const double rounding = 8.0 * (0 + 1 + 10 + 11) * 0x1p-24;  // FP32's, on the sum of |texels|
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_tolerance(img, 3, 2, 0, 0, true), 11.0 * 2.0 / 256.0 + rounding);
+  EXPECT_DOUBLE_EQ(mem_spaces::bilinear_tolerance(img, 3, 2, 0, 0, false), rounding);
+  // a sample of zeros is refused where the texels are not
+  EXPECT_GT(std::fabs(0.0 - mem_spaces::bilinear_reference(img, 3, 2, 1, 0, 0.37, 0.61)),
+            mem_spaces::bilinear_tolerance(img, 3, 2, 1, 0, true));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "common/check.hpp"
@@ -145,6 +147,33 @@ TEST(MemSpacesGpu, TableReadsFromConstantAndLdgMatchTheReference) {
   EXPECT_THROW(mem_spaces::launch_table_reads(mem_spaces::TableRead::kConstantKnown, 2, out.data(), 32, 32),
                std::invalid_argument);
   EXPECT_THROW(mem_spaces::write_table(std::vector<unsigned>(5)), std::invalid_argument);
+}
+
+TEST(MemSpacesGpu, BilinearSamplesByHandAndByTheTextureUnitMatchTheCpu) {
+  CUDALAB_REQUIRE_GPU();
+  // one texel, a row, a column, odd shapes, edges clamped on every side
+  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {5, 1}, {1, 7}, {33, 17}, {1000, 3}}) {
+    const auto image = cudalab::random_vector<float>(static_cast<std::size_t>(w) * h, cudalab::testing::seed(77), -4.0f, 4.0f);
+    const mem_spaces::BilinearTexture tex(image, w, h);
+    cudalab::DeviceBuffer<float> d_image(image), d_out(image.size());
+    for (const auto& [fx, fy] : std::vector<std::pair<float, float>>{{0.0f, 0.0f}, {0.37f, 0.61f}, {0.9f, 0.05f}}) {
+      for (auto how : {mem_spaces::Bilinear::kByHand, mem_spaces::Bilinear::kTexture}) {
+        const bool texture = how == mem_spaces::Bilinear::kTexture;
+        d_out.fill_bytes(0xAB);
+        mem_spaces::launch_bilinear(how, tex, d_image.data(), d_out.data(), w, h, fx, fy);
+        const auto got = d_out.download();
+        for (int y = 0; y < h; ++y) {
+          for (int x = 0; x < w; ++x) {
+            const double want = mem_spaces::bilinear_reference(image, w, h, x, y, fx, fy);
+            ASSERT_LE(std::fabs(got[static_cast<std::size_t>(y) * w + x] - want),
+                      mem_spaces::bilinear_tolerance(image, w, h, x, y, texture))
+                << (texture ? "tex2D" : "by hand") << " " << w << " x " << h << " at (" << x << ", " << y << "), f = " << fx << ", " << fy;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_THROW(mem_spaces::BilinearTexture(std::vector<float>(5), 2, 2), std::invalid_argument);
 }
 
 }  // namespace
