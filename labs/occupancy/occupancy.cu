@@ -100,10 +100,7 @@ __global__ void spin(long long cycles, unsigned long long* sink) {
 // The same wait split into items: each block takes items blockIdx.x, + gridDim.x, ... and waits
 // `cycles` for each, so a grid of one wave spreads any number of items evenly over the SMs.
 // `visits` (when given) counts each item's visits.
-// At most 32 registers (8 blocks of 256 per SM, as spin): a grid of one wave of spin's blocks must
-// fit at once, or the persistent grid has a tail of its own.
-__global__ void __launch_bounds__(256, 8) spin_items(long long cycles, long long items, unsigned* visits,
-                                                     unsigned long long* sink) {
+__global__ void spin_items(long long cycles, long long items, unsigned* visits, unsigned long long* sink) {
   for (long long item = blockIdx.x; item < items; item += gridDim.x) {
     const long long start = clock64();
     long long now = start;
@@ -291,20 +288,21 @@ void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int gri
   CUDA_CHECK_LAUNCH(ilp ? "stream_scale_ilp" : "stream_scale");
 }
 
-void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream) {
-  spin<<<grid, block, 0, stream>>>(cycles, sink);
+void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream,
+                 std::size_t dynamic_smem) {
+  spin<<<grid, block, dynamic_smem, stream>>>(cycles, sink);
   CUDA_CHECK_LAUNCH("spin");
 }
 
 void launch_spin_items(long long cycles, long long items, int grid, int block, unsigned* visits,
-                       unsigned long long* sink, cudaStream_t stream) {
-  spin_items<<<grid, block, 0, stream>>>(cycles, items, visits, sink);
+                       unsigned long long* sink, cudaStream_t stream, std::size_t dynamic_smem) {
+  spin_items<<<grid, block, dynamic_smem, stream>>>(cycles, items, visits, sink);
   CUDA_CHECK_LAUNCH("spin_items");
 }
 
-int spin_items_blocks_per_sm(int block) {
+int spin_items_blocks_per_sm(int block, std::size_t dynamic_smem) {
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin_items, block, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin_items, block, dynamic_smem));
   return blocks;
 }
 
@@ -354,9 +352,9 @@ std::size_t BumpGraph::nodes() const {
   return n;
 }
 
-int spin_blocks_per_sm(int block) {
+int spin_blocks_per_sm(int block, std::size_t dynamic_smem) {
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin, block, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, spin, block, dynamic_smem));
   return blocks;
 }
 

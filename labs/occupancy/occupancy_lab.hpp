@@ -52,14 +52,16 @@ void allow_stream_smem(std::size_t max_dynamic);
 void launch_stream(bool ilp, const float* in, float* out, std::size_t n, int grid, int block,
                    std::size_t dynamic_smem, cudaStream_t stream = nullptr);
 
-// A block that does nothing but wait `cycles` SM clocks: every block takes the same time.
-void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream = nullptr);
-int spin_blocks_per_sm(int block);
+// A block that does nothing but wait `cycles` SM clocks: every block takes the same time. The
+// dynamic shared memory (unused) sets how many blocks an SM holds.
+void launch_spin(long long cycles, int grid, int block, unsigned long long* sink, cudaStream_t stream = nullptr,
+                 std::size_t dynamic_smem = 0);
+int spin_blocks_per_sm(int block, std::size_t dynamic_smem = 0);
 // The tail's fix: the work as `items` waits of `cycles` each, walked by a persistent grid (each
 // block takes every grid-th item). `visits` (may be null) counts each item's visits.
 void launch_spin_items(long long cycles, long long items, int grid, int block, unsigned* visits,
-                       unsigned long long* sink, cudaStream_t stream = nullptr);
-int spin_items_blocks_per_sm(int block);  // blocks <= 256 threads
+                       unsigned long long* sink, cudaStream_t stream = nullptr, std::size_t dynamic_smem = 0);
+int spin_items_blocks_per_sm(int block, std::size_t dynamic_smem = 0);
 // Time of `work` one-block waits, each split into `split` items, on a persistent grid of
 // `full_wave` blocks, in units of one wait: ceil(work x split / full_wave) / split. Against the
 // whole waits' waves(work, ...) the tail shrinks from one wave to 1 / split of one.

@@ -258,16 +258,23 @@ inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, 
 // The tail effect and its fix. One block per wait: W + 1 blocks take two waves. The persistent
 // fix: a grid of exactly one wave walks the same work cut into kSplit items of 1 / kSplit the wait,
 // so the last wave is 1 / kSplit of one (items of a real kernel: tiles, rows, chunks of the input).
+// The blocks are two warps each and reserve an eighth of the SM's shared memory, so 8 fit on an SM
+// as a kernel limited by its tiles would: with 32 or 64 warps per SM that each wait item after
+// item (256- or 128-thread blocks), the H100 took 1.8 to 2.6 x the predicted time for the split
+// waits, while two warps per block gave the prediction; a wait is the block's, whatever its width.
 inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
-  constexpr int kBlock = 256, kSplit = 8;
-  const int per_sm = occupancy_lab::spin_blocks_per_sm(kBlock);
+  constexpr int kBlock = 64, kSplit = 8, kPerSm = 8;
+  const occ::GpuSpec g = occ::spec_from_device(f);
+  const std::size_t dyn = g.smem_per_sm / kPerSm / g.smem_alloc_unit * g.smem_alloc_unit - g.smem_reserved_per_block;
+  const int per_sm = occupancy_lab::spin_blocks_per_sm(kBlock, dyn);
   const long long full_wave = static_cast<long long>(f.sm_count) * per_sm;
   const long long cycles = static_cast<long long>(f.sm_clock_khz) * 50 / 1000;  // kHz x 50 us
   cudalab::DeviceBuffer<unsigned long long> sink(1);
   cudalab::DeviceBuffer<unsigned> visits(static_cast<std::size_t>((2 * full_wave + 1) * kSplit));
-  report.heading(fmt::format("Tail effect: every block waits {} SM cycles (50 us at the peak clock); {} blocks/SM x {} SMs = {} per wave; "
-                             "persistent: one wave of blocks walks the same work as {} items of 1/{} the wait",
-                             cycles, per_sm, f.sm_count, full_wave, kSplit, kSplit));
+  report.heading(fmt::format("Tail effect: every block of {} threads waits {} SM cycles (50 us at the peak clock) and reserves {} of "
+                             "shared memory; {} blocks/SM x {} SMs = {} per wave; persistent: one wave of blocks walks the same work as "
+                             "{} items of 1/{} the wait",
+                             kBlock, cycles, cudalab::human_bytes(static_cast<double>(dyn)), per_sm, f.sm_count, full_wave, kSplit, kSplit));
   cudalab::Table t({{"launch", "launch"},
                     {"work", "work (waits)"},
                     {"blocks", "blocks"},
@@ -277,13 +284,14 @@ inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, 
   double one_wave_ms = 0;
   bool ok = true;
   for (long long work : {full_wave, full_wave + 1, 2 * full_wave, 2 * full_wave + 1}) {
-    const auto timing = bench.run([&] { occupancy_lab::launch_spin(cycles, static_cast<int>(work), kBlock, sink.data()); });
+    const auto timing =
+        bench.run([&] { occupancy_lab::launch_spin(cycles, static_cast<int>(work), kBlock, sink.data(), nullptr, dyn); });
     if (work == full_wave) one_wave_ms = timing.median_ms;
     t.add_row({"a block per wait", work, work, Value(static_cast<double>(occupancy_lab::waves(work, f.sm_count, per_sm)), 3),
                Value(timing.median_ms, 4), Value(timing.median_ms / one_wave_ms, 2)});
   }
   // The persistent grid is one wave of its own kernel's blocks (spin_items fits as many as spin).
-  const long long persistent_grid = static_cast<long long>(f.sm_count) * occupancy_lab::spin_items_blocks_per_sm(kBlock);
+  const long long persistent_grid = static_cast<long long>(f.sm_count) * occupancy_lab::spin_items_blocks_per_sm(kBlock, dyn);
   for (long long work : {full_wave + 1, 2 * full_wave + 1}) {
     const long long items = work * kSplit;
     int launches = 0;
@@ -291,7 +299,7 @@ inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, 
     const auto timing = bench.run([&] {
       ++launches;
       occupancy_lab::launch_spin_items(cycles / kSplit, items, static_cast<int>(persistent_grid), kBlock, visits.data(),
-                                       sink.data());
+                                       sink.data(), nullptr, dyn);
     });
     // every item waited for once per launch: the work was all done, by a grid of one wave
     const auto seen = visits.download();
