@@ -111,6 +111,12 @@ class Broken(unittest.TestCase):
             "a row without its verdict": lambda r: r["variants"][0].pop("correct"),
             "bytes as text": lambda r: r.update(moved_bytes="1.5 MiB"),
             "a negative time": lambda r: r["variants"][0].update(median_ms=-1.0),
+            "a number as text": lambda r: r.update(resident_blocks="8"),
+            "two numbers as one string": lambda r: r.update(sums="606.2940 / 606.2939"),
+            "a count with its expectation": lambda r: r.update(blocks="8 (expected 8)"),
+            "a shape as text": lambda r: r.update(shape="8192 x 333"),
+            "a word where null belongs": lambda r: r["variants"][0].update(fallback="-"),
+            "exact for 0 ulp": lambda r: r.update(max_ulp="exact"),
         }
         for why, change in cases.items():
             self.assert_refused(broken(change), why)
