@@ -20,7 +20,7 @@ int run(int argc, char** argv) {
   cudalab::Cli cli("mem_spaces", "Registers, shared, constant and global memory in one kernel; atomics and local memory measured.");
   cli.option("--n", o.n, "elements of the demo", 1, mem_spaces::kMaxBlocks * 32);
   cli.option("--block", o.block, "threads per block (a multiple of 32)", 32, mem_spaces::kMaxBlock);
-  cli.option("--measure-n", o.measure_n, "elements for the timed atomics and local-memory runs", 1024,
+  cli.option("--measure-n", o.measure_n, "elements for the timed atomics, local-memory and texture runs", 1024,
              std::int64_t{1} << 28);
   cli.add_common(o.common);
   cli.footer("Examples:\n  mem_spaces\n  mem_spaces --n 1000 --block 128");
