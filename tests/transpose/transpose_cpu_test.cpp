@@ -2,6 +2,9 @@
 // (the notes' "8-way" for sTile[t*32]-like strides and "4-way" for bytes, corrected).
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,7 +53,11 @@ TEST(TransposeVariants, NamesRoundTrip) {
     ASSERT_TRUE(transpose::parse_variant(transpose::variant_name(v), &back));
     EXPECT_EQ(back, v);
   }
-  EXPECT_EQ(transpose::all_variants().size(), 5u);
+  // every variant has a name of its own (the count grows with the table)
+  std::set<std::string> names;
+  for (auto v : transpose::all_variants()) names.insert(transpose::variant_name(v));
+  EXPECT_EQ(names.size(), transpose::all_variants().size());
+  EXPECT_GE(names.size(), 2u);
 }
 
 TEST(TransposeVariants, LaunchShapesCoverTheMatrixWithTheirOwnBlocks) {

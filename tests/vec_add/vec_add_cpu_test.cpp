@@ -1,6 +1,9 @@
 // vec_add: the CPU reference, variant names and the launch arithmetic. No GPU needed.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include <vector>
 
 #include "reference.hpp"
@@ -18,7 +21,11 @@ TEST(VecAddReference, AddsElementwise) {
 }
 
 TEST(VecAddVariants, NamesRoundTrip) {
-  ASSERT_EQ(vec_add::all_variants().size(), 6u);
+  // every variant has a name of its own (the count grows with the table)
+  std::set<std::string> names;
+  for (Variant v : vec_add::all_variants()) names.insert(vec_add::variant_name(v));
+  EXPECT_EQ(names.size(), vec_add::all_variants().size());
+  EXPECT_GE(names.size(), 2u);
   for (Variant v : vec_add::all_variants()) {
     Variant parsed{};
     ASSERT_TRUE(vec_add::parse_variant(vec_add::variant_name(v), &parsed));
