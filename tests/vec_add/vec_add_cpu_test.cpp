@@ -3,7 +3,6 @@
 
 #include <set>
 #include <string>
-
 #include <vector>
 
 #include "reference.hpp"
