@@ -1,8 +1,5 @@
 // rgba_split without a GPU: the reference, the notes' grid arithmetic, and image files.
 #include <gtest/gtest.h>
-
-#include <set>
-#include <string>
 #include <png.h>
 
 #include <cstdio>
@@ -10,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <jpeglib.h>
+#include <set>
 #include <string>
 #include <vector>
 

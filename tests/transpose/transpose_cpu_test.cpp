@@ -4,7 +4,6 @@
 
 #include <set>
 #include <string>
-#include <string>
 #include <utility>
 #include <vector>
 
