@@ -178,6 +178,12 @@ BODIES = {
         "copy": "  (void)lane;\n  if (tile > 0) prefix = value_of<T>(StateRef(state[tile - 1]).load(cuda::memory_order_acquire));",
         "constant": "  (void)state; (void)tile; (void)lane;\n  prefix = T(1);",
     },
+    "attention.online_softmax": {
+        "zeros": "  (void)x; (void)base; (void)cols;\n  s = 0.0f;",
+        # each thread's first element as its maximum and sum: the input, with no walk of the row
+        "copy": "  if (static_cast<int>(threadIdx.x) < cols) {\n    m = to_float(x[base + threadIdx.x]);\n    s = 1.0f;\n  }",
+        "constant": "  (void)x; (void)base; (void)cols;\n  m = 0.0f;\n  s = 1.0f;",
+    },
     "sort.radix_count": {
         "zeros": "  (void)keys; (void)n; (void)shift; (void)is_float; (void)hist;\n"
                  "  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads)"
