@@ -583,6 +583,16 @@ template <int D>
 __global__ void decode_merge(const float* __restrict__ partials, uint16_t* __restrict__ o, int splits) {
   const int head = blockIdx.x, c = threadIdx.x;
   const float* p = partials + static_cast<size_t>(head) * splits * (D + 2);
+  // STUDENT-BEGIN(attention.decode_merge): flash-decoding's last step, the splits' partial results merged
+  // TASK: Split s of this head left three things at p + s * (D + 2): [0] m, its largest score (in
+  // base 2), [1] l, the sum of exp2f(score - m) over its keys, and [2 + j] its weighted sum of V
+  // in column j, not yet divided by l. Write column c of the head's output: with mm the largest m
+  // of the splits, weight each split by exp2f(m - mm) (0 for a split whose m is -INFINITY: it had
+  // no key), add up the weighted l and the weighted column c, and store the ratio:
+  // store(o, static_cast<size_t>(head) * D + c, osum / lsum).
+  // HINT: about 10 lines: one loop for mm, one for the sums; the README's "online softmax" is the
+  // same merge.
+  // STUB: (void)p; (void)o; (void)splits; (void)c;
   float mm = -INFINITY;
   for (int s = 0; s < splits; ++s) mm = fmaxf(mm, p[static_cast<size_t>(s) * (D + 2)]);
   float lsum = 0, osum = 0;
@@ -593,6 +603,7 @@ __global__ void decode_merge(const float* __restrict__ partials, uint16_t* __res
     osum += ps[2 + c] * w;
   }
   store(o, static_cast<size_t>(head) * D + c, osum / lsum);
+  // STUDENT-END(attention.decode_merge)
 }
 
 __global__ void fill_bf16(uint16_t* x, size_t n, std::uint64_t seed, float scale) {

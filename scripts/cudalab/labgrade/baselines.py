@@ -184,6 +184,12 @@ BODIES = {
         "copy": "  if (static_cast<int>(threadIdx.x) < cols) {\n    m = to_float(x[base + threadIdx.x]);\n    s = 1.0f;\n  }",
         "constant": "  (void)x; (void)base; (void)cols;\n  m = 0.0f;\n  s = 1.0f;",
     },
+    "attention.decode_merge": {
+        "zeros": "  (void)p; (void)splits;\n  store(o, static_cast<size_t>(head) * D + c, 0.0f);",
+        # the first split's weighted sum of V as it was left: no other split, no division
+        "copy": "  (void)splits;\n  store(o, static_cast<size_t>(head) * D + c, p[2 + c]);",
+        "constant": "  (void)p; (void)splits;\n  store(o, static_cast<size_t>(head) * D + c, 1.0f);",
+    },
     "sort.radix_count": {
         "zeros": "  (void)keys; (void)n; (void)shift; (void)is_float; (void)hist;\n"
                  "  for (int d = static_cast<int>(threadIdx.x); d < kDigits; d += kRadixThreads)"
