@@ -24,6 +24,8 @@ int run(int argc, char** argv) {
   std::vector<std::string> archs = cudalab::occupancy::known_archs();
   cli.option("--stream-n", o.stream_n, "floats in the bandwidth-vs-occupancy runs (a multiple of 4)", 1024,
              std::int64_t{1} << 30);
+  cli.option("--launches", o.launches, "kernels in the launch-overhead section (one by one, then as a CUDA graph)", 10,
+             100000);
   cli.option("--arch", o.arch, "what-if for this architecture instead of the local GPU (sm_75 ... sm_120)");
   cli.add_common(o.common, cudalab::CommonSet::kNoSeed);  // fixed inputs: no --seed
   cli.footer("Examples:\n  occupancy\n  occupancy --threads 128 --regs 168 --smem 64K --arch sm_90\n"
@@ -67,7 +69,7 @@ int run(int argc, char** argv) {
   run.yardsticks();
   const bool streamed = bandwidth_vs_occupancy(run, g, static_cast<std::size_t>(o.stream_n));
   const bool tail = tail_effect(report, run.facts(), run.bench());
-  const bool launches = launch_overhead(report, run.bench());
+  const bool launches = launch_overhead(report, run.bench(), o.launches);
   return agree == total && streamed && tail && launches ? cudalab::kExitSuccess : cudalab::kExitWrongResult;
 }
 

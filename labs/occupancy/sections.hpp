@@ -35,6 +35,7 @@ struct Options {
   std::int64_t smem = 0;
   std::string arch;
   std::int64_t stream_n = std::int64_t{1} << 27;
+  int launches = 1000;  // the launch-overhead section's kernels, one by one and in the graph
 };
 
 inline cudalab::Value blocks_text(int b) { return b == occ::kUnlimited ? cudalab::Value() : cudalab::Value(b); }
@@ -314,15 +315,14 @@ inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, 
   return ok;
 }
 
-// Launch overhead: kLaunches one-thread kernels one after the other, launched one by one and as
+// Launch overhead: launches one-thread kernels one after the other, launched one by one and as
 // one CUDA graph; the time per kernel is what each launch costs beyond its (nearly no) work.
-inline bool launch_overhead(cudalab::Report& report, cudalab::Benchmarker& bench) {
-  constexpr int kLaunches = 1000;
+inline bool launch_overhead(cudalab::Report& report, cudalab::Benchmarker& bench, int launches) {
   cudalab::DeviceBuffer<unsigned> counter(1);
   counter.fill_bytes(0);
-  occupancy_lab::BumpGraph graph(counter.data(), kLaunches);
+  occupancy_lab::BumpGraph graph(counter.data(), launches);
   report.heading(fmt::format("Launch overhead: {} launches of a one-thread kernel (it adds 1 to a counter), "
-                             "one by one and as one CUDA graph ({} nodes)", kLaunches, graph.nodes()));
+                             "one by one and as one CUDA graph ({} nodes)", launches, graph.nodes()));
   cudalab::Table t({{"launch", "launch"}, {"kernels", "kernels"}, {"median_us", "median us"}, {"us_per_kernel", "us per kernel"},
                     {"counted", "every kernel ran"}});
   bool ok = true;
@@ -332,19 +332,19 @@ inline bool launch_overhead(cudalab::Report& report, cudalab::Benchmarker& bench
     CUDA_CHECK(cudaMemset(counter.data(), 0, sizeof(unsigned)));
     const auto timing = bench.run(
         [&] {
-          expected += kLaunches;
+          expected += launches;
           if (as_graph) {
             graph.launch();
           } else {
-            occupancy_lab::launch_bumps(counter.data(), kLaunches);
+            occupancy_lab::launch_bumps(counter.data(), launches);
           }
         },
         nullptr, {}, {}, [&](int) { return counter.download()[0] == expected; });
     const bool counted = timing.first_wrong_rep < 0 && counter.download()[0] == expected;
     if (!counted) std::fprintf(stderr, "occupancy: %s ran fewer kernels than it launched\n", as_graph ? "the graph" : "the launches");
     ok = ok && counted;
-    per_kernel[as_graph] = timing.median_ms * 1e3 / kLaunches;
-    t.add_row({as_graph ? "CUDA graph (one cudaGraphLaunch)" : "one by one (<<<1, 1>>> each)", kLaunches,
+    per_kernel[as_graph] = timing.median_ms * 1e3 / launches;
+    t.add_row({as_graph ? "CUDA graph (one cudaGraphLaunch)" : "one by one (<<<1, 1>>> each)", launches,
                counted ? Value(timing.median_ms * 1e3, 1) : Value(), counted ? Value(per_kernel[as_graph], 2) : Value(),
                cudalab::correct_cell(counted)});
   }
