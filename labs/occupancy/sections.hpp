@@ -263,10 +263,15 @@ inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, 
 // as a kernel limited by its tiles would: with 32 or 64 warps per SM that each wait item after
 // item (256- or 128-thread blocks), the H100 took 1.8 to 2.6 x the predicted time for the split
 // waits, while two warps per block gave the prediction; a wait is the block's, whatever its width.
+// The dynamic shared memory that lets exactly `per_sm` blocks fit on an SM of `g` (the largest
+// allocation per_sm of which fit, less what the system reserves per block).
+inline std::size_t smem_for_blocks_per_sm(const occ::GpuSpec& g, int per_sm) {
+  return g.smem_per_sm / static_cast<std::size_t>(per_sm) / g.smem_alloc_unit * g.smem_alloc_unit - g.smem_reserved_per_block;
+}
+
 inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
   constexpr int kBlock = 64, kSplit = 8, kPerSm = 8;
-  const occ::GpuSpec g = occ::spec_from_device(f);
-  const std::size_t dyn = g.smem_per_sm / kPerSm / g.smem_alloc_unit * g.smem_alloc_unit - g.smem_reserved_per_block;
+  const std::size_t dyn = smem_for_blocks_per_sm(occ::spec_from_device(f), kPerSm);
   const int per_sm = occupancy_lab::spin_blocks_per_sm(kBlock, dyn);
   const long long full_wave = static_cast<long long>(f.sm_count) * per_sm;
   const long long cycles = static_cast<long long>(f.sm_clock_khz) * 50 / 1000;  // kHz x 50 us
