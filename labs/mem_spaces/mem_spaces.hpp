@@ -101,14 +101,17 @@ enum class Bilinear { kTexture, kByHand };
 void launch_bilinear(Bilinear how, const BilinearTexture& tex, const float* image, float* out, int width, int height,
                      float fx, float fy, cudaStream_t stream = nullptr);
 
+// Texel (x, y) of the image, clamped into it on the right and at the bottom (as the samples read it).
+inline double clamped_texel(const std::vector<float>& image, int width, int height, int x, int y) {
+  x = x < width ? x : width - 1;
+  y = y < height ? y : height - 1;
+  return image[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)];
+}
+
 // The CPU's sample, in double.
 inline double bilinear_reference(const std::vector<float>& image, int width, int height, int x, int y, double fx,
                                  double fy) {
-  const auto at = [&](int xx, int yy) {
-    xx = xx < width ? xx : width - 1;
-    yy = yy < height ? yy : height - 1;
-    return static_cast<double>(image[static_cast<std::size_t>(yy) * static_cast<std::size_t>(width) + static_cast<std::size_t>(xx)]);
-  };
+  const auto at = [&](int xx, int yy) { return clamped_texel(image, width, height, xx, yy); };
   return (1 - fx) * (1 - fy) * at(x, y) + fx * (1 - fy) * at(x + 1, y) + (1 - fx) * fy * at(x, y + 1) +
          fx * fy * at(x + 1, y + 1);
 }
@@ -119,8 +122,7 @@ inline double bilinear_tolerance(const std::vector<float>& image, int width, int
   double lo = 1e300, hi = -1e300, mag = 0;
   for (int dy = 0; dy < 2; ++dy) {
     for (int dx = 0; dx < 2; ++dx) {
-      const int xx = x + dx < width ? x + dx : width - 1, yy = y + dy < height ? y + dy : height - 1;
-      const double v = image[static_cast<std::size_t>(yy) * static_cast<std::size_t>(width) + static_cast<std::size_t>(xx)];
+      const double v = clamped_texel(image, width, height, x + dx, y + dy);
       lo = v < lo ? v : lo;
       hi = v > hi ? v : hi;
       mag += v < 0 ? -v : v;

@@ -199,6 +199,12 @@ inline bool grid_size(cudalab::LabRun& run, const cudalab::DeviceBuffer<float>& 
                      rungs) == cudalab::kExitSuccess;
 }
 
+// The dynamic shared memory that lets exactly `per_sm` blocks fit on an SM of `g` (the largest
+// allocation per_sm of which fit, less what the system reserves per block).
+inline std::size_t smem_for_blocks_per_sm(const occ::GpuSpec& g, int per_sm) {
+  return g.smem_per_sm / static_cast<std::size_t>(per_sm) / g.smem_alloc_unit * g.smem_alloc_unit - g.smem_reserved_per_block;
+}
+
 // Residency limited with dynamic shared memory: k blocks of 256 threads per SM, one full wave,
 // a grid-stride copy-and-scale. One float per iteration vs four 16-byte loads in flight.
 inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, std::size_t n) {
@@ -211,9 +217,7 @@ inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, 
   occupancy_lab::allow_stream_smem(g.smem_per_block_optin);
   std::vector<cudalab::Rung> rungs;
   for (int k : {1, 2, 3, 4, 6, 8}) {
-    // The largest per-block allocation that still lets exactly k blocks fit.
-    const std::size_t alloc = g.smem_per_sm / static_cast<std::size_t>(k) / g.smem_alloc_unit * g.smem_alloc_unit;
-    const std::size_t dyn = alloc - g.smem_reserved_per_block;
+    const std::size_t dyn = smem_for_blocks_per_sm(g, k);
     occ::KernelSpec spec;
     spec.block_threads = kBlock;
     spec.regs_per_thread = 32;
@@ -263,12 +267,6 @@ inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, 
 // as a kernel limited by its tiles would: with 32 or 64 warps per SM that each wait item after
 // item (256- or 128-thread blocks), the H100 took 1.8 to 2.6 x the predicted time for the split
 // waits, while two warps per block gave the prediction; a wait is the block's, whatever its width.
-// The dynamic shared memory that lets exactly `per_sm` blocks fit on an SM of `g` (the largest
-// allocation per_sm of which fit, less what the system reserves per block).
-inline std::size_t smem_for_blocks_per_sm(const occ::GpuSpec& g, int per_sm) {
-  return g.smem_per_sm / static_cast<std::size_t>(per_sm) / g.smem_alloc_unit * g.smem_alloc_unit - g.smem_reserved_per_block;
-}
-
 inline bool tail_effect(cudalab::Report& report, const cudalab::DeviceFacts& f, cudalab::Benchmarker& bench) {
   constexpr int kBlock = 64, kSplit = 8, kPerSm = 8;
   const std::size_t dyn = smem_for_blocks_per_sm(occ::spec_from_device(f), kPerSm);
