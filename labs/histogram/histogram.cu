@@ -157,8 +157,19 @@ struct Run {
   }
 };
 
-template <typename K>
-__device__ __forceinline__ void add_vector(const uint4& q, unsigned bins, Run& run, unsigned* s, unsigned lanes,
+// ---- 6. The same loads and copies, one atomic per key and no run: no compare, no branch ----
+// With a copy per lane (bins up to 256) no two lanes of a warp ever share a counter, so equal
+// keys cost no contention inside a warp either; the run's compare and branch per key cost more
+// than the atomics they save unless runs are long.
+struct NoRun {
+  __device__ __forceinline__ void add(int b, unsigned* s, unsigned lanes, unsigned copy) {
+    if (b >= 0) atomicAdd(&s[static_cast<unsigned>(b) * lanes + copy], 1u);
+  }
+  __device__ __forceinline__ void flush(unsigned*, unsigned, unsigned) {}
+};
+
+template <typename K, typename Counter>
+__device__ __forceinline__ void add_vector(const uint4& q, unsigned bins, Counter& run, unsigned* s, unsigned lanes,
                                            unsigned copy) {
   const unsigned w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
@@ -172,7 +183,8 @@ __device__ __forceinline__ void add_vector(const uint4& q, unsigned bins, Run& r
   }
 }
 
-template <typename K>
+// The kernel of rungs 5 (Counter = Run) and 6 (Counter = NoRun).
+template <typename K, typename Counter>
 __global__ void __launch_bounds__(kBlock) vector_runs(const K* keys, std::size_t n, unsigned bins, unsigned lanes,
                                                       bool vec, unsigned* hist) {
   extern __shared__ unsigned s[];
@@ -183,16 +195,16 @@ __global__ void __launch_bounds__(kBlock) vector_runs(const K* keys, std::size_t
   const std::size_t me = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
   const uint4* v = reinterpret_cast<const uint4*>(keys);
-  Run run;
+  Counter run;
   std::size_t j = me;
   for (; j + (kVectors - 1) * stride < vectors; j += kVectors * stride) {  // kVectors loads in flight
     uint4 q[kVectors];
 #pragma unroll
     for (int u = 0; u < kVectors; ++u) q[u] = v[j + u * stride];
 #pragma unroll
-    for (int u = 0; u < kVectors; ++u) add_vector<K>(q[u], bins, run, s, lanes, copy);
+    for (int u = 0; u < kVectors; ++u) add_vector<K, Counter>(q[u], bins, run, s, lanes, copy);
   }
-  for (; j < vectors; j += stride) add_vector<K>(v[j], bins, run, s, lanes, copy);
+  for (; j < vectors; j += stride) add_vector<K, Counter>(v[j], bins, run, s, lanes, copy);
   for (std::size_t i = vectors * kPer + me; i < n; i += stride) run.add(bin_of(keys[i], bins), s, lanes, copy);
   run.flush(s, lanes, copy);
   __syncthreads();
@@ -203,7 +215,7 @@ __global__ void __launch_bounds__(kBlock) vector_runs(const K* keys, std::size_t
   }
 }
 
-// ---- 6. A cluster's distributed shared memory: the bins spread over the blocks of a cluster ----
+// ---- 7. A cluster's distributed shared memory: the bins spread over the blocks of a cluster ----
 // Block r of a cluster holds bins [r * slice, (r + 1) * slice); a key's counter may be in another
 // block's shared memory, reached through cluster.map_shared_rank (Hopper, sm_90 and later).
 template <typename K>
@@ -334,13 +346,13 @@ int lanes_for(unsigned bins) {
   return lanes;
 }
 
-template <typename K>
+template <typename K, typename Counter>
 void launch_vector_runs(Launch& l, const Args<K>& a, const DeviceLimits& d) {
-  if (!fit_copies(l, a, d, lanes_for(a.bins), reinterpret_cast<const void*>(vector_runs<K>))) return;
+  if (!fit_copies(l, a, d, lanes_for(a.bins), reinterpret_cast<const void*>(vector_runs<K, Counter>))) return;
   const bool vec = cudalab::is_aligned(a.keys, 16);
   if (!vec) l.fallback = "one key per load (keys not 16-byte aligned)";
   if (!plan_only(a.stream)) {
-    vector_runs<K><<<l.blocks, kBlock, l.smem_bytes, a.stream>>>(a.keys, a.n, a.bins, static_cast<unsigned>(l.copies),
+    vector_runs<K, Counter><<<l.blocks, kBlock, l.smem_bytes, a.stream>>>(a.keys, a.n, a.bins, static_cast<unsigned>(l.copies),
                                                                  vec, a.hist);
   }
 }
@@ -405,7 +417,9 @@ const std::vector<Row<K>>& ladder() {
       {Variant::kWarpAggregated, "warp_aggregated", "lanes with the same bin found by __match_any_sync add once, "
                                                     "together", launch_aggregated<K>},
       {Variant::kVectorRuns, "vector_runs", "16-byte loads, a run of equal bins counted in a register, copies "
-                                            "interleaved by lane (no bank conflicts)", launch_vector_runs<K>},
+                                            "interleaved by lane (no bank conflicts)", launch_vector_runs<K, Run>},
+      {Variant::kLaneCopies, "lane_copies", "vector_runs' loads and copies, one atomic per key and no run: no "
+                                            "compare or branch per key", launch_vector_runs<K, NoRun>},
       {Variant::kClusterDsm, "cluster_dsm", "the bins spread over a cluster's shared memory (Hopper), for bins "
                                             "past one block", launch_cluster<K>},
   };

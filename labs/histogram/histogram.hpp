@@ -25,6 +25,7 @@ enum class Variant {
   kWarpPrivate,
   kWarpAggregated,
   kVectorRuns,
+  kLaneCopies,
   kClusterDsm,
 };
 CUDALAB_DECLARE_VARIANTS(Variant)

@@ -129,12 +129,14 @@ TEST(HistogramReference, TheCheckFindsOneWrongBin) {
 
 TEST(HistogramVariants, TheLadderIsInOrderAndNamed) {
   const std::vector<std::string> want{"global_atomics", "shared_private", "warp_private", "warp_aggregated",
-                                      "vector_runs", "cluster_dsm"};
+                                      "vector_runs", "lane_copies", "cluster_dsm"};
   EXPECT_EQ(histogram::variant_names(), want);
   for (auto v : histogram::all_variants()) EXPECT_FALSE(histogram::variant_summary(v).empty());
   histogram::Variant v{};
   EXPECT_TRUE(histogram::parse_variant("vector_runs", &v));
   EXPECT_EQ(v, histogram::Variant::kVectorRuns);
+  EXPECT_TRUE(histogram::parse_variant("lane_copies", &v));
+  EXPECT_EQ(v, histogram::Variant::kLaneCopies);
   EXPECT_FALSE(histogram::parse_variant("best", &v));
 }
 

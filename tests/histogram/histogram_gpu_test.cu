@@ -132,6 +132,8 @@ TEST(HistogramGpu, WhatEachVariantRunsIsSaid) {
   EXPECT_EQ(histogram::plan(Variant::kVectorRuns, keys.data(), n, 256).copies, 32);
   EXPECT_EQ(histogram::plan(Variant::kVectorRuns, keys.data(), n, 4096).copies, 2);
   EXPECT_EQ(histogram::plan(Variant::kVectorRuns, keys.data(), n, 16384).copies, 1);
+  EXPECT_EQ(histogram::plan(Variant::kLaneCopies, keys.data(), n, 256).copies, 32);
+  EXPECT_EQ(histogram::plan(Variant::kLaneCopies, keys.data(), n, 4096).copies, 2);
   // 65,536 bins: a copy per block does not fit
   const bool fits = std::size_t{histogram::kMaxBins} * 4 <= static_cast<std::size_t>(optin);
   EXPECT_EQ(histogram::plan(Variant::kSharedPrivate, keys.data(), n, histogram::kMaxBins).fallback.empty(), fits);
@@ -146,6 +148,7 @@ TEST(HistogramGpu, WhatEachVariantRunsIsSaid) {
   }
   // keys that are not 16-byte aligned: one key per load, and said
   EXPECT_NE(histogram::plan(Variant::kVectorRuns, keys.data() + 1, n, 256).fallback, "");
+  EXPECT_NE(histogram::plan(Variant::kLaneCopies, keys.data() + 1, n, 256).fallback, "");
   EXPECT_THROW(histogram::plan(Variant::kGlobalAtomics, keys.data(), n, 1), std::invalid_argument);
   EXPECT_THROW(histogram::plan(Variant::kGlobalAtomics, keys.data(), n, histogram::kMaxBins + 1), std::invalid_argument);
   cudalab::DeviceBuffer<unsigned char> bytes(64);
