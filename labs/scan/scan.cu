@@ -419,8 +419,8 @@ struct Pass {
   cudaStream_t stream;
 };
 
-constexpr int kKsBlock = 512, kBkBlock = 512, kShuffleBlock = 256, kShuffleItems = 8, kLookbackBlock = 256,
-              kLookbackItems = 16;
+constexpr int kKsBlock = 512, kBkBlock = 512, kShuffleBlock = 256, kShuffleItems = 8, kLookbackBlock = 128,
+              kLookbackItems = 32;
 
 bool vec_ok(const void* in, const void* out) { return cudalab::is_aligned(in, 16) && cudalab::is_aligned(out, 16); }
 
