@@ -35,6 +35,7 @@ enum class Variant {
   kHeat2dTemporal,    // kTemporalSteps steps per launch in shared memory: a halo of that width
   kHeat3dNaive,       // one thread per (x, y) column marching in z, global loads
   kHeat3dPlane,       // 2.5D blocking: the current plane in shared memory, z - 1 and z + 1 in registers
+  kHeat3dColumns,     // the z march in chunks of 8 planes (more threads), z - 1 .. z + 1 in registers
 };
 CUDALAB_DECLARE_VARIANTS(Variant)
 Kind kind_of(Variant v);

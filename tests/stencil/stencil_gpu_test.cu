@@ -118,12 +118,13 @@ INSTANTIATE_TEST_SUITE_P(Variants, Heat2dVariants, ::testing::ValuesIn(of_kind(K
 class Heat3dVariants : public ::testing::TestWithParam<Variant> {};
 
 // one cell, a grid smaller than a block, odd shapes past one block, and one 64 wide and 8 tall
-// (whole blocks), each over 1, 2 and 5 steps
+// (whole blocks), and 70 planes deep (heat3d_columns' chunks of 8: eight whole and a ragged
+// ninth), each over 1, 2 and 5 steps
 TEST_P(Heat3dVariants, MatchTheCpuAtEveryShape) {
   CUDALAB_REQUIRE_GPU();
   const Variant v = GetParam();
   for (const auto& [nx, ny, nz] : {std::make_tuple(1, 1, 1), std::make_tuple(5, 3, 2), std::make_tuple(33, 9, 7),
-                                   std::make_tuple(40, 37, 19), std::make_tuple(64, 8, 3)}) {
+                                   std::make_tuple(40, 37, 19), std::make_tuple(64, 8, 3), std::make_tuple(35, 9, 70)}) {
     for (int steps : {1, 2, 5}) {
       const HeatCase& c = cudalab::testing::cached<HeatCase>(std::make_tuple(nx, ny, nz, steps, true));
       cudalab::DeviceBuffer<float> d_u0(c.u0), a(c.u0.size()), b(c.u0.size());
