@@ -93,6 +93,75 @@ __global__ void __launch_bounds__(kBx* kBy) conv_shared(const float* __restrict_
   }
 }
 
+// Register tiling along x: each thread writes kOx = 8 consecutive outputs of one row. For each of
+// the 2R + 1 input rows it reads the kOx + 2R inputs its outputs need from the shared tile into
+// registers (16-byte loads), and every one of them serves up to kOx taps: kOx (2R + 1) FMAs per
+// kOx + 2R shared loads (136 per 24 at R = 8), where the one-output tile does one load per FMA.
+// R is a template argument, so the tap loops unroll and each weight is an operand of its FMA
+// (constant memory, no load instruction). The tile's columns are padded by 4 floats per 32:
+// the lanes of a quarter warp, 8 floats apart, then read other banks (at most 2-way conflicts).
+constexpr int kOx = 8;                // outputs per thread along x
+constexpr int kRegTileX = kBx * kOx;  // 256 outputs per block row
+
+template <int R>
+struct RegTile {
+  static constexpr int kWindow = kOx + 2 * R;                 // inputs one thread's row needs
+  static constexpr int kVectors = (kWindow + 3) / 4;           // 16-byte loads per row
+  static constexpr int kCols = kRegTileX - kOx + 4 * kVectors;  // >= kRegTileX + 2R, a multiple of 4
+  static constexpr int kStride = kCols + 4 * (kCols / 32 + 1);  // a padded row
+  static constexpr int kRows = kBy + 2 * R;
+};
+
+__device__ __forceinline__ int padded(int col) { return col + 4 * (col >> 5); }
+
+template <int R>
+__global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __restrict__ in, float* __restrict__ out,
+                                                               int nx, int ny) {
+  using T = RegTile<R>;
+  __shared__ __align__(16) float tile[T::kRows * T::kStride];
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int x0 = static_cast<int>(blockIdx.x) * kRegTileX, y0 = static_cast<int>(blockIdx.y) * kBy;
+  // tile cell (sy, sx) holds the input at row y0 + sy - R, column x0 + sx - R, clamped
+  for (int i = ty * kBx + tx; i < T::kRows * T::kCols; i += kBx * kBy) {
+    const int sy = i / T::kCols, sx = i - sy * T::kCols;
+    tile[sy * T::kStride + padded(sx)] =
+        in[static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx + clampi(x0 + sx - R, nx - 1)];
+  }
+  __syncthreads();
+  int at[T::kVectors];  // where the thread's window starts, vector by vector, in a padded row
+#pragma unroll
+  for (int q = 0; q < T::kVectors; ++q) at[q] = padded(tx * kOx + 4 * q);
+  float acc[kOx];
+#pragma unroll
+  for (int k = 0; k < kOx; ++k) acc[k] = 0.0f;
+#pragma unroll 1  // unrolled, the compiler hoists every row's loads and runs out of registers at R = 7, 8
+  for (int dy = 0; dy <= 2 * R; ++dy) {
+    const float* row = tile + (ty + dy) * T::kStride;
+    float win[4 * T::kVectors];
+#pragma unroll
+    for (int q = 0; q < T::kVectors; ++q) {
+      const float4 v = *reinterpret_cast<const float4*>(row + at[q]);
+      win[4 * q] = v.x;
+      win[4 * q + 1] = v.y;
+      win[4 * q + 2] = v.z;
+      win[4 * q + 3] = v.w;
+    }
+#pragma unroll
+    for (int dx = 0; dx <= 2 * R; ++dx) {
+      const float w = c_filter[dy * (2 * R + 1) + dx];
+#pragma unroll
+      for (int k = 0; k < kOx; ++k) acc[k] = fmaf(w, win[k + dx], acc[k]);
+    }
+  }
+  const int y = y0 + ty, x = x0 + tx * kOx;
+  if (y >= ny) return;
+  float* o = out + static_cast<std::size_t>(y) * nx + x;
+#pragma unroll
+  for (int k = 0; k < kOx; ++k) {
+    if (x + k < nx) o[k] = acc[k];
+  }
+}
+
 // ---- the 2D heat equation: u' = u + a * (n + s + w + e - 4u), borders clamped ----
 
 __device__ __forceinline__ float heat5(float c, float n, float s, float w, float e, float a) {
@@ -333,6 +402,23 @@ void launch_conv_shared(const Step& s) {
   conv_shared<kRowsPerThread><<<grid_2d(s.nx, s.ny, kBx, kRowsPerThread * kBy), kBlockShape,
                                 conv_smem(s.radius, kRowsPerThread * kBy), s.stream>>>(s.in, s.out, s.nx, s.ny, s.radius);
 }
+template <int R>
+void launch_conv_register_r(const Step& s) {
+  conv_register_tile<R><<<grid_2d(s.nx, s.ny, kRegTileX, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny);
+}
+void launch_conv_register(const Step& s) {
+  static_assert(kMaxRadius == 8, "one instance per radius");
+  switch (s.radius) {
+    case 1: launch_conv_register_r<1>(s); break;
+    case 2: launch_conv_register_r<2>(s); break;
+    case 3: launch_conv_register_r<3>(s); break;
+    case 4: launch_conv_register_r<4>(s); break;
+    case 5: launch_conv_register_r<5>(s); break;
+    case 6: launch_conv_register_r<6>(s); break;
+    case 7: launch_conv_register_r<7>(s); break;
+    default: launch_conv_register_r<8>(s); break;
+  }
+}
 void launch_heat2d_naive(const Step& s) {
   heat2d_naive<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d);
 }
@@ -385,6 +471,10 @@ const std::vector<Row>& ladder() {
       {Variant::kConvSharedCoarse, "conv_shared_coarse",
        "a 32 x 32 tile, 4 outputs per thread: the same halo shared by 4 times the outputs", Kind::kConv,
        launch_conv_shared<4>, 4 * kBy},
+      {Variant::kConvRegisterTile, "conv_register_tile",
+       "8 outputs per thread along x: each row of inputs read into registers once (16-byte loads) serves 8 x (2R + 1) "
+       "FMAs",
+       Kind::kConv, launch_conv_register},
       {Variant::kHeat2dNaive, "heat2d_naive", "one step per launch, global loads", Kind::kHeat2d, launch_heat2d_naive},
       {Variant::kHeat2dSharedTile, "heat2d_shared_tile", "one step per launch from a shared tile with a 1-cell halo",
        Kind::kHeat2d, launch_heat2d_shared},

@@ -29,6 +29,7 @@ enum class Variant {
   kConvReadOnly,      // the same through the read-only data path (__ldg)
   kConvSharedTile,    // the block loads its tile and halo into shared memory, 1 output/thread
   kConvSharedCoarse,  // the same tile 4 times taller, 4 outputs/thread: less halo per output
+  kConvRegisterTile,  // 8 outputs/thread along x, each input row in registers serving 8 x (2R + 1) FMAs
   kHeat2dNaive,       // one step per launch, global loads
   kHeat2dSharedTile,  // one step per launch from a shared tile with a 1-cell halo
   kHeat2dColumns,     // register tiling along y: 16 rows per thread, north/centre/south in registers
