@@ -264,6 +264,68 @@ __global__ void __launch_bounds__(kBx* kBy) heat2d_temporal(const float* __restr
   }
 }
 
+// Temporal blocking in registers: K steps per launch with no shared memory and no barrier. A
+// warp owns a strip 32 columns wide (lane = column) and kStripRows rows tall, and marches down
+// it: at row i it loads level 0's row i (the input) and every level l < K, holding its rows
+// i - l - 2 and i - l - 1 in two registers, turns the row it receives into level l + 1's row
+// i - l - 1 (north and south from its registers, west and east from the lanes beside it by
+// shuffle). Level K's rows are the output. Lanes 0 and 31 read nothing past the warp, so each
+// step spoils one more column on each side: of the 32 columns, the middle 32 - 2K are written,
+// and the strips overlap by 2K columns (and the warp starts K rows above its strip). DRAM sees
+// about one read and one write per K steps; the cost moves to the shuffles and FMAs.
+constexpr int kStripRows = 64;
+
+template <int K>
+__global__ void __launch_bounds__(kBx* kBy) heat2d_temporal_regs(const float* __restrict__ in, float* __restrict__ out,
+                                                                 int nx, int ny, float a) {
+  constexpr int kUseful = 32 - 2 * K;  // the columns a strip writes
+  const int lane = static_cast<int>(threadIdx.x);
+  const int first = (static_cast<int>(blockIdx.x) * kBy + static_cast<int>(threadIdx.y)) * kUseful;
+  if (first >= nx) return;  // the whole warp: no shuffle loses a partner
+  const int x = first - K + lane, xc = clampi(x, nx - 1);
+  const bool writes = x >= 0 && x < nx && lane >= K && lane < 32 - K;
+  const int ys = static_cast<int>(blockIdx.y) * kStripRows;
+  const int ye = ys + kStripRows < ny ? ys + kStripRows : ny;
+  float n[K], c[K];  // level l: rows r - 2 and r - 1 when it receives row r
+#pragma unroll
+  for (int l = 0; l < K; ++l) n[l] = c[l] = 0.0f;
+  const int i0 = ys - K > 0 ? ys - K : 0, last = ye - 1 + K;
+  // Row i's work: level 0 receives `incoming`, each level hands the row it makes to the next.
+  const auto row = [&](int i, float incoming) {
+#pragma unroll
+    for (int l = 0; l < K; ++l) {
+      const int r = i - l;  // the row level l receives now (the same in every lane)
+      if (r < 0 || r > ny) continue;
+      if (r == ny) incoming = c[l];  // the row past the bottom is the bottom row (clamped)
+      float produced = 0.0f;         // level l + 1, row r - 1
+      if (r >= 1) {
+        const float cc = c[l];
+        const float nn = r - 1 == 0 ? cc : n[l];  // the row above the top is the top row
+        float w = __shfl_up_sync(0xffffffffu, cc, 1), e = __shfl_down_sync(0xffffffffu, cc, 1);
+        if (x == 0) w = cc;
+        if (x == nx - 1) e = cc;
+        produced = heat5(cc, nn, incoming, w, e, a);
+      }
+      n[l] = c[l];
+      c[l] = incoming;
+      incoming = produced;
+    }
+    const int r = i - K;  // level K's row, made by the last level above
+    if (writes && r >= ys && r < ye) out[static_cast<std::size_t>(r) * nx + x] = incoming;
+  };
+  // kAhead rows loaded before any is used: kAhead loads in flight per lane, not one
+  constexpr int kAhead = 4;
+  for (int i = i0; i <= last; i += kAhead) {
+    float v[kAhead];
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) v[u] = i + u < ny ? in[static_cast<std::size_t>(i + u) * nx + xc] : 0.0f;
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      if (i + u <= last) row(i + u, v[u]);
+    }
+  }
+}
+
 // ---- the 3D heat equation: 7 points, borders clamped ----
 
 __device__ __forceinline__ float heat7(float c, float n, float s, float w, float e, float below, float above, float a) {
@@ -433,6 +495,20 @@ void launch_heat2d_temporal(const Step& s) {
   heat2d_temporal<<<grid_2d(s.nx, s.ny, kTw, kTw), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d,
                                                                                s.steps);
 }
+template <int K>
+void launch_temporal_regs_k(const Step& s) {
+  heat2d_temporal_regs<K><<<grid_2d(s.nx, s.ny, kBy * (32 - 2 * K), kStripRows), kBlockShape, 0, s.stream>>>(
+      s.in, s.out, s.nx, s.ny, kAlpha2d);
+}
+void launch_heat2d_temporal_regs(const Step& s) {
+  static_assert(kTemporalSteps == 4, "one instance per number of steps");
+  switch (s.steps) {
+    case 1: launch_temporal_regs_k<1>(s); break;
+    case 2: launch_temporal_regs_k<2>(s); break;
+    case 3: launch_temporal_regs_k<3>(s); break;
+    default: launch_temporal_regs_k<4>(s); break;
+  }
+}
 void launch_heat3d_naive(const Step& s) {
   heat3d_naive<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.nz, kAlpha3d);
 }
@@ -484,6 +560,10 @@ const std::vector<Row>& ladder() {
       {Variant::kHeat2dTemporal, "heat2d_temporal",
        "4 steps per launch in shared memory (a 4-cell halo): one DRAM read and write per 4 steps", Kind::kHeat2d,
        launch_heat2d_temporal, kTw, kTemporalSteps},
+      {Variant::kHeat2dTemporalRegs, "heat2d_temporal_regs",
+       "4 steps per launch in registers: a warp marches a 32-column strip down, the steps pipelined row by row, "
+       "west and east by shuffle",
+       Kind::kHeat2d, launch_heat2d_temporal_regs, kStripRows, kTemporalSteps},
       {Variant::kHeat3dNaive, "heat3d_naive", "one thread per (x, y) column marching in z, global loads", Kind::kHeat3d,
        launch_heat3d_naive},
       {Variant::kHeat3dPlane, "heat3d_plane",

@@ -34,6 +34,7 @@ enum class Variant {
   kHeat2dSharedTile,  // one step per launch from a shared tile with a 1-cell halo
   kHeat2dColumns,     // register tiling along y: 16 rows per thread, north/centre/south in registers
   kHeat2dTemporal,    // kTemporalSteps steps per launch in shared memory: a halo of that width
+  kHeat2dTemporalRegs,  // kTemporalSteps steps per launch in registers: a warp pipelines them down a strip
   kHeat3dNaive,       // one thread per (x, y) column marching in z, global loads
   kHeat3dPlane,       // 2.5D blocking: the current plane in shared memory, z - 1 and z + 1 in registers
   kHeat3dColumns,     // the z march in chunks of 8 planes (more threads), z - 1 .. z + 1 in registers
