@@ -50,6 +50,12 @@ void mark_suspects_of(RungResult& r) {
   r.result.suspect = one.front().suspect;
 }
 
+int current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
+  return device;
+}
+
 double current_l2_bytes() {
   int device = 0, l2 = 0;
   if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
@@ -94,6 +100,7 @@ LadderResult run_ladder(Benchmarker& bench, const std::vector<Rung>& rungs) {
     const bool before = rung.check();
     r.result.timing = bench.run(rung.launch, nullptr, rung.poison ? rung.poison : std::function<void()>{}, rung.refresh,
                                 rung.check_each);
+    ladder.gpu.add(read_gpu_state(current_device()));  // right after the timed launches, before any check
     r.wrong_at_rep = r.result.timing.first_wrong_rep;
     if (r.wrong_at_rep >= 0) {
       std::fprintf(stderr, "%s: timed launch %d of %d was wrong\n", rung.name.c_str(), r.wrong_at_rep + 1,
@@ -278,6 +285,30 @@ Table MeasurementTable::table() const {
   return t;
 }
 
+void report_gpu_state(Report& report, const GpuStateRange& g) {
+  const std::string label = "GPU while timing (NVML)";
+  if (!g.known) {
+    report.field("gpu_state", label, "unknown: " + (g.why_unknown.empty() ? std::string("not read") : g.why_unknown));
+    return;
+  }
+  std::string text = g.sm_min_mhz == g.sm_max_mhz ? fmt::format("SM {} MHz", g.sm_max_mhz)
+                                                  : fmt::format("SM {} .. {} MHz", g.sm_min_mhz, g.sm_max_mhz);
+  if (g.power_max_w > 0) {
+    text += fmt::format(", up to {:.0f} W", g.power_max_w);
+    if (g.power_limit_w > 0) text += fmt::format(" of {:.0f}", g.power_limit_w);
+  }
+  if (g.temperature_max_c > 0) text += fmt::format(", up to {} C", g.temperature_max_c);
+  text += ", clocks held back by: " + clock_reason_names(g.reasons);
+  report.group("gpu_state", label,
+               {{"sm_min_mhz", Value(g.sm_min_mhz)},
+                {"sm_max_mhz", Value(g.sm_max_mhz)},
+                {"power_max_w", Value(g.power_max_w, 1)},
+                {"power_limit_w", Value(g.power_limit_w, 1)},
+                {"temperature_max_c", Value(g.temperature_max_c)},
+                {"clock_event_reasons", Value(g.reasons)}},
+               text);
+}
+
 void report_ladder(Report& report, const LadderResult& measured, const Yardsticks& y, int repeat, RowsShape shape) {
   LadderResult ladder = measured;
   judge_physics(ladder, y);
@@ -296,6 +327,7 @@ void report_ladder(Report& report, const LadderResult& measured, const Yardstick
                    Value(ratio(base->result.timing.median_ms, best.timing.median_ms), 3), "x");
     }
   }
+  report_gpu_state(report, ladder.gpu);
   for (const auto& rr : ladder.rungs) {
     if (rr.first_launch_ms >= 0) {
       report.note(fmt::format("  {}: first launch {:.3f} ms, warm median {:.4f} ms", rr.result.name, rr.first_launch_ms,

@@ -32,6 +32,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_facts.hpp"
 #include "common/math.hpp"
+#include "common/gpu_state.hpp"
 #include "common/report.hpp"
 #include "common/timer.hpp"
 
@@ -191,6 +192,7 @@ struct RungResult {
 
 struct LadderResult {
   std::vector<RungResult> rungs;    // in ladder order
+  GpuStateRange gpu;                // the clocks, power and heat read after each rung's timing
   bool all_ok = true;               // every rung matched the reference
   int best = -1;                    // the fastest correct variant (highest GB/s, or least time); -1: none
   std::vector<VariantResult> results() const;
@@ -263,10 +265,16 @@ class MeasurementTable {
   std::vector<Row> rows_;
 };
 
+// One line: the SM clock (lowest and highest), power, temperature and what held the clocks back
+// (NVML's clock event reasons) over a ladder's rungs, each read right after its timed launches;
+// "gpu_state" in JSON. report_ladder calls it.
+void report_gpu_state(Report& report, const GpuStateRange& gpu);
+
 // The standard report of a ladder: heading, the "variants" table (MeasurementTable), a note per
 // fallback or suspect, the fields best_variant, best_gbps, best_over_copy (when the copy
 // ceiling was measured) and best_over_baseline (when a baseline ran), and a note per rung whose
-// first launch was timed (Rung::time_first_launch): "naive: first launch 0.052 ms, warm median ...".
+// first launch was timed (Rung::time_first_launch): "naive: first launch 0.052 ms, warm median ...",
+// and the GPU's state while timing (report_gpu_state).
 void report_ladder(Report& report, const LadderResult& ladder, const Yardsticks& y, int repeat,
                    RowsShape shape = {});
 

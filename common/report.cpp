@@ -139,6 +139,14 @@ void Report::dims(const std::string& key, const std::string& label,
   if (!json_) fmt::print(out_, "  {:<34} : {}\n", label, text);
 }
 
+void Report::group(const std::string& key, const std::string& label,
+                   const std::vector<std::pair<std::string, Value>>& parts, const std::string& text) {
+  nlohmann::json obj = nlohmann::json::object();
+  for (const auto& [name, value] : parts) obj[name] = to_json(value);
+  (*impl_->current)[key] = std::move(obj);
+  if (!json_) fmt::print(out_, "  {:<34} : {}\n", label, text);
+}
+
 void Report::table(const std::string& key, const Table& table) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : table.rows()) {

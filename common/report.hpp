@@ -96,6 +96,10 @@ class Report {
   // A shape or another tuple of numbers: text "  label : 8192 x 333" (the parts' texts joined by
   // " x "), JSON "key": {"nx": 8192, "ny": 333}: numbers, never the prose "8192 x 333".
   void dims(const std::string& key, const std::string& label, const std::vector<std::pair<std::string, Value>>& parts);
+  // A group of numbers that reads as one line: text "  label : text", JSON "key": {part: value,
+  // ...} (the GPU's clocks and power: numbers in JSON, a sentence in text).
+  void group(const std::string& key, const std::string& label, const std::vector<std::pair<std::string, Value>>& parts,
+             const std::string& text);
   // Text: the rendered table. JSON: "key": [ {column key: cell, ...}, ... ].
   void table(const std::string& key, const Table& table);
   // Text: the line as is. JSON: appended to the "notes" array.

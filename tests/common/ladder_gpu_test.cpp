@@ -47,6 +47,10 @@ TEST(Ladder, PoisonsChecksAndPicksTheFastestCorrectRung) {
   notes.push_back("wrong: ran something else");
   EXPECT_EQ(cudalab::fallback_notes(ladder), notes);
   EXPECT_EQ(ladder.rungs[0].first_launch_ms, -1.0);
+  // the GPU's state read after each rung's timing (NVML ships with the driver, as nvidia-smi)
+  EXPECT_TRUE(ladder.gpu.known) << ladder.gpu.why_unknown;
+  EXPECT_GT(ladder.gpu.sm_min_mhz, 0u);
+  EXPECT_LE(ladder.gpu.sm_min_mhz, ladder.gpu.sm_max_mhz);
 }
 
 TEST(Ladder, AWrongPoisonIsCaughtAndNothingCorrectMeansNoBest) {
