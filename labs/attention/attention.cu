@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/cp_async.cuh"
 #include "common/cuda_check.hpp"
 #include "common/device_cache.hpp"
 #include "common/dispatch.hpp"
@@ -314,14 +315,24 @@ __global__ void __launch_bounds__(kSimtRows * 32) prefill_fused_simt(const uint1
 // whole run), and walks tiles of 64 keys: S = Q K^T as 8 mma tiles of 16 x 8 per warp, the
 // online softmax on S's accumulators (a row's 64 scores sit in the 4 lanes of a quad: two
 // shuffles give its max), then P V with P converted in registers from the accumulator layout to
-// the A operand's (FlashAttention-2's trick: no trip through shared memory). Rows of K and V in
-// shared memory are padded by 8 BF16 (16 bytes) so that the fragment loads of a warp hit 32
-// different banks.
+// the A operand's (FlashAttention-2's trick: no trip through shared memory). K's and V's
+// fragments come from shared memory by ldmatrix (four 8 x 8 matrices per instruction, V's
+// transposed on the way: two keys of one dimension in a register), and the tiles arrive by
+// cp.async in two stages, the next tile copied while the warps compute on this one. Rows of K
+// and V in shared memory are padded by 8 BF16 (16 bytes) so that the 8 row addresses of an
+// ldmatrix hit different banks.
 constexpr int kMmaRows = 64;
 constexpr int kMmaThreads = 128;
+constexpr int kMmaKeys = 64;
+
+// Two stages of a K tile and a V tile, kMmaKeys rows of D + 8 BF16 each (8 of padding: the
+// rows' 16-byte pieces fall on other banks for ldmatrix).
+template <int D>
+constexpr std::size_t mma_smem_bytes() {
+  return 4 * static_cast<std::size_t>(kMmaKeys) * (D + 8) * sizeof(uint16_t);
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-constexpr int kMmaKeys = 64;
 
 __device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
   const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
@@ -341,6 +352,17 @@ __device__ __forceinline__ void load_rows(uint16_t* s, const uint16_t* __restric
     *reinterpret_cast<uint4*>(s + r * LD + c) = piece;
   }
 }
+// The same rows copied by cp.async (zeros past rows_total): the copy runs while the block
+// computes on the other stage.
+template <int D, int LD>
+__device__ __forceinline__ void copy_rows_async(uint16_t* s, const uint16_t* __restrict__ g, int row0, int rows_total) {
+  constexpr int kPieces = kMmaKeys * D / 8;
+  for (int i = threadIdx.x; i < kPieces; i += kMmaThreads) {
+    const int r = i / (D / 8), c = (i % (D / 8)) * 8;
+    const bool valid = row0 + r < rows_total;
+    cp_async16(s + r * LD + c, g + static_cast<size_t>(valid ? row0 + r : 0) * D + c, valid);
+  }
+}
 #endif
 
 template <int D>
@@ -353,8 +375,9 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
   constexpr int LD = D + 8;
   constexpr int KS = D / 16;  // k-steps of Q K^T
   constexpr int ND = D / 8;   // n-tiles of O
-  __shared__ __align__(16) uint16_t ks[kMmaKeys * LD];
-  __shared__ __align__(16) uint16_t vs[kMmaKeys * LD];
+  extern __shared__ __align__(16) uint16_t kv_smem[];  // [stage][K, V][kMmaKeys * LD]: mma_smem_bytes<D>()
+  const auto k_stage = [&](int st) { return kv_smem + (2 * st) * kMmaKeys * LD; };
+  const auto v_stage = [&](int st) { return kv_smem + (2 * st + 1) * kMmaKeys * LD; };
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int head = blockIdx.y, q0 = blockIdx.x * kMmaRows;
   const int diag = kv_len - q_len;
@@ -363,12 +386,12 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
   const uint16_t* vh = v + static_cast<size_t>(head) * kv_len * D;
   const int ra = q0 + warp * 16 + g, rb = ra + 8;  // this thread's two rows
 
-  // Q's 64 rows through ks once; each warp keeps its 16 rows as A fragments.
-  load_rows<D, LD>(ks, qh, q0, q_len);
+  // Q's 64 rows through stage 1's K buffer once; each warp keeps its 16 rows as A fragments.
+  load_rows<D, LD>(k_stage(1), qh, q0, q_len);
   __syncthreads();
   unsigned qa[KS][4];
   {
-    const uint16_t* base = ks + (warp * 16 + g) * LD + 2 * t;
+    const uint16_t* base = k_stage(1) + (warp * 16 + g) * LD + 2 * t;
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk) {
       qa[kk][0] = lds32(base + kk * 16);
@@ -382,22 +405,45 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
   for (int n = 0; n < ND; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0, 0};
 
+  // Two stages: while the warps compute on tile j (stage j % 2), cp.async copies tile j + 1
+  // into the other stage; a tile waits for its own copy only (wait_group 1 leaves the next in
+  // flight).
   const int kv_end = causal ? min(kv_len, min(q0 + kMmaRows, q_len) + diag) : kv_len;
-  for (int kv0 = 0; kv0 < kv_end; kv0 += kMmaKeys) {
-    __syncthreads();  // Q's staging, or the last tile, read by every warp
-    load_rows<D, LD>(ks, kh, kv0, kv_len);
-    load_rows<D, LD>(vs, vh, kv0, kv_len);
-    __syncthreads();
+  if (kv_end > 0) {
+    copy_rows_async<D, LD>(k_stage(0), kh, 0, kv_len);
+    copy_rows_async<D, LD>(v_stage(0), vh, 0, kv_len);
+    cp_async_commit();
+  }
+  int stage = 0;
+  for (int kv0 = 0; kv0 < kv_end; kv0 += kMmaKeys, stage ^= 1) {
+    __syncthreads();  // every warp is done with the other stage (the tile before, or Q's staging)
+    if (kv0 + kMmaKeys < kv_end) {
+      copy_rows_async<D, LD>(k_stage(stage ^ 1), kh, kv0 + kMmaKeys, kv_len);
+      copy_rows_async<D, LD>(v_stage(stage ^ 1), vh, kv0 + kMmaKeys, kv_len);
+      cp_async_commit();
+      cp_async_wait<1>();  // this tile's copies have landed; the next tile's may still be in flight
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();  // this tile, copied by every thread, is seen by every warp
+    const uint16_t* ks = k_stage(stage);
+    const uint16_t* vs = v_stage(stage);
 
     float s[8][4];
 #pragma unroll
     for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0;
+    // B = K^T: one ldmatrix.x4 brings the fragments of two key tiles (keys 16np .. 16np + 15, dims
+    // 16kk .. 16kk + 15): lane L gives the row address of key 16np + L % 8 (+ 8 for lanes 16..31),
+    // dims + 8 for lanes 8..15 and 24..31.
+    const int k_row = (lane & 7) + ((lane >> 4) << 3), k_col = ((lane >> 3) & 1) * 8;
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk) {
 #pragma unroll
-      for (int n = 0; n < 8; ++n) {
-        const uint16_t* kr = ks + (n * 8 + g) * LD + kk * 16 + 2 * t;  // B = K^T: key n*8+g, dims 2t..
-        cudalab::mma_bf16(s[n], qa[kk], lds32(kr), lds32(kr + 8));
+      for (int np = 0; np < 4; ++np) {
+        unsigned kb[4];
+        cudalab::ldmatrix_x4_at(kb, cudalab::smem_address(ks + (np * 16 + k_row) * LD + kk * 16 + k_col));
+        cudalab::mma_bf16(s[2 * np], qa[kk], kb[0], kb[1]);
+        cudalab::mma_bf16(s[2 * np + 1], qa[kk], kb[2], kb[3]);
       }
     }
     // Scale to base 2, mask (past the sequence; past the diagonal), and each row's max.
@@ -440,19 +486,21 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
       acc[n][3] *= alpha[1];
     }
     // O += P V: P's accumulators of key tiles 2kk and 2kk+1 are the A fragment of keys 16kk ..
-    // 16kk+15; V's B fragment is two keys of one column, packed from two rows of vs.
+    // 16kk+15; V's B fragments (two keys of one dimension in a register) come transposed by
+    // ldmatrix.x4.trans, two dimension tiles at a time: lane L gives the row address of key
+    // 16kk + L % 16, dims 16np (+ 8 for lanes 16..31).
+    const int v_row = lane & 15, v_col = (lane >> 4) * 8;
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
       const unsigned pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
                               pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
                               pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-      const uint16_t* vr = vs + (kk * 16 + 2 * t) * LD + g;
 #pragma unroll
-      for (int n = 0; n < ND; ++n) {
-        const uint16_t* c = vr + n * 8;
-        const unsigned b0 = static_cast<unsigned>(c[0]) | (static_cast<unsigned>(c[LD]) << 16);
-        const unsigned b1 = static_cast<unsigned>(c[8 * LD]) | (static_cast<unsigned>(c[9 * LD]) << 16);
-        cudalab::mma_bf16(acc[n], pa, b0, b1);
+      for (int np = 0; np < ND / 2; ++np) {
+        unsigned vb[4];
+        cudalab::ldmatrix_x4_trans_at(vb, cudalab::smem_address(vs + (kk * 16 + v_row) * LD + np * 16 + v_col));
+        cudalab::mma_bf16(acc[2 * np], pa, vb[0], vb[1]);
+        cudalab::mma_bf16(acc[2 * np + 1], pa, vb[2], vb[3]);
       }
     }
   }
@@ -659,8 +707,15 @@ void launch_prefill_mma(const Attend& a) {
   }
   with_head_dim(a, [&](auto d, float scale_log2) {
     constexpr int D = decltype(d)::value;
+    constexpr std::size_t smem = mma_smem_bytes<D>();  // 69,632 bytes at D = 128: past the 48 KB default
+    static const bool opted_in = [] {
+      CUDA_CHECK(cudaFuncSetAttribute(prefill_mma_sync<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(smem)));
+      return true;
+    }();
+    (void)opted_in;
     prefill_mma_sync<D><<<dim3(static_cast<unsigned>(cudalab::ceil_div(a.s.q_len, kMmaRows)), static_cast<unsigned>(a.s.heads)),
-                          kMmaThreads, 0, a.stream>>>(a.q, a.k, a.v, a.o, a.s.q_len, a.s.kv_len, a.s.causal, scale_log2);
+                          kMmaThreads, smem, a.stream>>>(a.q, a.k, a.v, a.o, a.s.q_len, a.s.kv_len, a.s.causal, scale_log2);
   });
 }
 
@@ -714,8 +769,9 @@ const std::vector<Row>& ladder() {
        "(FlashAttention-1's idea); the S x S scores never reach DRAM",
        Kind::kPrefill, {}, launch_prefill_simt},
       {Variant::kPrefillMmaSync, "prefill_mma_sync",
-       "FlashAttention-2 on Tensor Cores: a warp per 16 query rows, Q K^T and P V by mma.sync, P kept in "
-       "registers as the A operand; causal tiles past the diagonal skipped",
+       "FlashAttention-2 on Tensor Cores: a warp per 16 query rows, Q K^T and P V by mma.sync fed by ldmatrix, "
+       "P kept in registers as the A operand, K and V tiles by cp.async in two stages; causal tiles past the "
+       "diagonal skipped",
        Kind::kPrefill, {}, launch_prefill_mma},
       {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode, {},
        launch_decode_per_head},

@@ -4,7 +4,7 @@
 // a tile that hangs over an edge loads zeros where the matrices end and stores only inside C.
 // Each rung says what the one before it wasted and what it changes.
 #include "matmul.hpp"
-#include "cp_async.cuh"
+#include "common/cp_async.cuh"
 #include "tile_order.cuh"
 
 #include <cublas_v2.h>
@@ -404,7 +404,7 @@ __global__ void __launch_bounds__(WarpTile<BM, BN, WM, WN>::kThreads)
 // memory into shared memory without passing through registers and without blocking the thread:
 // the block keeps Stages - 1 slices in flight while it computes on the oldest. One barrier per
 // slice. A's elements go to their transposed places 4 bytes at a time, B's 16 bytes at a time.
-// (cp_async4, cp_async16, cp_async_commit, cp_async_wait: cp_async.cuh.)
+// (cp_async4, cp_async16, cp_async_commit, cp_async_wait: common/cp_async.cuh.)
 
 // The copies one thread issues for each slice, worked out once: its rows, columns and shared-
 // memory offsets do not change from slice to slice (only p0 moves along K), so the loop that

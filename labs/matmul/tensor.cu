@@ -5,7 +5,7 @@
 // dot product) and stores only inside C. The BF16 instructions need sm_80 or later; on an older
 // GPU the kernels are empty and launch() refuses them (unavailable()).
 #include "tensor.hpp"
-#include "cp_async.cuh"
+#include "common/cp_async.cuh"
 #include "tile_order.cuh"
 #include "wgmma.hpp"
 

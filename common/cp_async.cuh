@@ -3,7 +3,8 @@
 // and does not block the thread; the copies of a commit group complete together, and
 // wait_group<N> waits until at most N groups are still in flight. `valid` false copies zeros
 // (the source size 0: nothing is read). Before sm_80 the same calls are plain copies, and
-// commit/wait do nothing (matmul's fallback() says so). Both matmul ladders use these.
+// commit/wait do nothing (matmul's fallback() says so). matmul's ladders and attention's mma.sync
+// rung use these.
 
 __device__ __forceinline__ void cp_async4(float* smem, const float* src, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
