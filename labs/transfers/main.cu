@@ -76,7 +76,7 @@ int run(int argc, char** argv) {
     keep(copy_section(report, o, link, static_cast<std::size_t>(o.max_copy), 16));
   }
   std::optional<transfers::PipelineBuffers> buffers;
-  if (pipeline) buffers.emplace(n);
+  if (pipeline) buffers.emplace(n, transfers::kInputSeed);
   if (wants(o, "overlap")) keep(overlap_section(report, o, *buffers, stream_counts, chunks));
   if (wants(o, "unified")) keep(unified_section(report, o, std::min(n, kUnifiedMax)));
   if (wants(o, "crossover")) keep(crossover_section(report, o, *buffers));

@@ -1,6 +1,6 @@
 #pragma once
 // transfers: the CPU side of the lab. How N elements are cut into chunks and dealt to streams,
-// the inputs (a formula, so that a check needs no copy of the expected result), the CPU loop the
+// the inputs (drawn from a seed, exact in float, so c = a + b is checked exactly), the CPU loop the
 // GPU must beat end to end, and the small arithmetic of the report (sizes, repetitions, the
 // crossover point, the size at which a copy reaches half its rate).
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "common/random.hpp"
 
 #ifdef __CUDACC__
 #define TRANSFERS_HD __host__ __device__
@@ -44,22 +46,28 @@ inline std::vector<Chunk> split_chunks(std::size_t n, int chunks) {
 // copy of one overlaps the kernel and the copy back of the one before.
 inline int stream_of(int chunk, int streams) { return chunk % streams; }
 
-// The inputs: exact in float (multiples of 1/4 below 512), so a + b is exact and the same on
-// the CPU and the GPU.
-TRANSFERS_HD inline float input_a(std::size_t i) { return static_cast<float>(i % 1024) * 0.25f; }
-TRANSFERS_HD inline float input_b(std::size_t i) { return static_cast<float>(i % 977) * 0.5f; }
-
-inline void fill_inputs(float* a, float* b, std::size_t n) {
+// The inputs, drawn from `seed` (element i a function of the seed and i alone, so a prefix of a
+// longer draw is the shorter draw): a multiples of 1/4 below 512, b multiples of 1/2 below 1024,
+// exact in float, so a + b is exact and the same on the CPU and the GPU. The tests draw theirs
+// from the grading run's seed: nothing computed from the index alone matches them.
+inline void fill_inputs(float* a, float* b, std::size_t n, std::uint64_t seed) {
+  const std::uint64_t base = cudalab::splitmix64(seed) * 0x2545F4914F6CDD1Dull;
   for (std::size_t i = 0; i < n; ++i) {
-    a[i] = input_a(i);
-    b[i] = input_b(i);
+    const std::uint64_t r = cudalab::splitmix64(base + i);
+    a[i] = static_cast<float>(r & 2047u) * 0.25f;
+    b[i] = static_cast<float>((r >> 11) & 2047u) * 0.5f;
   }
 }
 
-// The first i with c[i] != a(i) + b(i), or n when all n are right (a NaN poison never matches).
-inline std::size_t first_wrong(const float* c, std::size_t n) {
+// The inputs of the unified-memory case whose pages are born on the GPU (a kernel writes them):
+// the same ranges, from the index.
+TRANSFERS_HD inline float input_a(std::size_t i) { return static_cast<float>(i % 1024) * 0.25f; }
+TRANSFERS_HD inline float input_b(std::size_t i) { return static_cast<float>(i % 977) * 0.5f; }
+
+// The first i with c[i] != a[i] + b[i], or n when all n are right (a NaN poison never matches).
+inline std::size_t first_wrong(const float* c, const float* a, const float* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
-    if (!(c[i] == input_a(i) + input_b(i))) return i;
+    if (!(c[i] == a[i] + b[i])) return i;
   }
   return n;
 }

@@ -158,11 +158,11 @@ inline int overlap_section(cudalab::Report& report, const Options& o, transfers:
   for (int s : stream_counts) {
     buffers.poison_c();
     transfers::run_overlap(p, s, chunks);
-    const std::size_t wrong = transfers::first_wrong(p.c, p.n);
+    const std::size_t wrong = transfers::first_wrong(p.c, p.a, p.b, p.n);
     const bool ok = wrong == p.n;
     if (!ok) {
       std::fprintf(stderr, "transfers: %d streams: c[%zu] = %g, expected %g\n", s, wrong, static_cast<double>(p.c[wrong]),
-                   static_cast<double>(transfers::input_a(wrong) + transfers::input_b(wrong)));
+                   static_cast<double>(p.a[wrong] + p.b[wrong]));
     }
     all_ok = all_ok && ok;
     std::vector<double> totals;
@@ -199,7 +199,7 @@ inline int overlap_section(cudalab::Report& report, const Options& o, transfers:
 inline int unified_section(cudalab::Report& report, const Options& o, std::size_t n) {
   report.heading(fmt::format("Unified memory vs explicit copies: c = a + b, N = {} floats ({} per array)", n,
                              cudalab::human_bytes(static_cast<double>(n) * sizeof(float))));
-  const transfers::UnifiedReport u = transfers::run_unified(n, std::clamp(o.common.repeat, 1, 3));
+  const transfers::UnifiedReport u = transfers::run_unified(n, std::clamp(o.common.repeat, 1, 3), transfers::kInputSeed);
   const auto ms = [](double v) { return v < 0 ? Value() : Value(v, 3); };
   cudalab::Table t({{"case", "case"}, {"to_gpu_ms", "inputs to GPU ms"}, {"kernel_ms", "kernel ms"},
                     {"to_host_ms", "c to host ms"}, {"total_ms", "total ms"}, {"gbps", "GB/s over the trip"},
@@ -231,7 +231,7 @@ inline int crossover_section(cudalab::Report& report, const Options& o, transfer
       cudalab::sweep_sizes(std::min<std::size_t>(1024, last), last, 4, [](std::size_t) { return 0.0; });
   const std::size_t largest = sizes.back();
   std::vector<float> a(largest), b(largest), c(largest), cpu(largest);
-  transfers::fill_inputs(a.data(), b.data(), largest);
+  transfers::fill_inputs(a.data(), b.data(), largest, transfers::kInputSeed);
   const transfers::Pipeline p = buffers.view(largest);
   const int reps = std::clamp(o.common.repeat, 1, 3);
   cudalab::Table t({{"n", "N"}, {"cpu_ms", "CPU ms"}, {"gpu_pageable_ms", "GPU+copies pageable ms"},
@@ -247,14 +247,14 @@ inline int crossover_section(cudalab::Report& report, const Options& o, transfer
       transfers::cpu_add(a.data(), b.data(), cpu.data(), n);
       tc.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
-    bool ok = transfers::first_wrong(cpu.data(), n) == n;
+    bool ok = transfers::first_wrong(cpu.data(), a.data(), b.data(), n) == n;
     std::memset(c.data(), 0xFF, n * sizeof(float));
     (void)transfers::end_to_end_ms(a.data(), b.data(), c.data(), p.d_a, p.d_b, p.d_c, n);  // warm-up
-    ok = ok && transfers::first_wrong(c.data(), n) == n;
+    ok = ok && transfers::first_wrong(c.data(), a.data(), b.data(), n) == n;
     for (int r = 0; r < reps; ++r) tg.push_back(transfers::end_to_end_ms(a.data(), b.data(), c.data(), p.d_a, p.d_b, p.d_c, n));
     buffers.poison_c();
     (void)transfers::end_to_end_ms(p.a, p.b, p.c, p.d_a, p.d_b, p.d_c, n);
-    ok = ok && transfers::first_wrong(p.c, n) == n;
+    ok = ok && transfers::first_wrong(p.c, p.a, p.b, n) == n;
     for (int r = 0; r < reps; ++r) tp.push_back(transfers::end_to_end_ms(p.a, p.b, p.c, p.d_a, p.d_b, p.d_c, n));
     if (!ok) std::fprintf(stderr, "transfers: N = %zu: a result of c = a + b is wrong\n", n);
     all_ok = all_ok && ok;

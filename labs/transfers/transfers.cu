@@ -53,9 +53,9 @@ double median(std::vector<double> v) { return cudalab::summarize(std::move(v)).m
 
 }  // namespace
 
-PipelineBuffers::PipelineBuffers(std::size_t n)
+PipelineBuffers::PipelineBuffers(std::size_t n, std::uint64_t seed)
     : n_(n), a_(n), b_(n), c_(n), d_a_(n), d_b_(n), d_c_(n) {
-  fill_inputs(a_.data(), b_.data(), n);
+  fill_inputs(a_.data(), b_.data(), n, seed);
   poison_c();
 }
 
@@ -214,7 +214,7 @@ double touch_on_host(const float* c, std::size_t n) {
 
 }  // namespace
 
-UnifiedReport run_unified(std::size_t n, int repeats) {
+UnifiedReport run_unified(std::size_t n, int repeats, std::uint64_t seed) {
   int device = 0, concurrent = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device));
@@ -238,7 +238,7 @@ UnifiedReport run_unified(std::size_t n, int repeats) {
   {  // cudaMallocManaged, the inputs written by the host: the kernel's page faults move them
     ManagedBuffer<float> a(n), b(n), c(n);
     const auto host_init = [&] {
-      fill_inputs(a.data(), b.data(), n);
+      fill_inputs(a.data(), b.data(), n, seed);
       std::memset(c.data(), 0xFF, bytes);
       CUDA_CHECK(cudaDeviceSynchronize());
     };
@@ -248,7 +248,7 @@ UnifiedReport run_unified(std::size_t n, int repeats) {
       host_init();
       const double k = timed([&] { launch_add(a.data(), b.data(), c.data(), n, nullptr); });
       on_demand.add(-1, k, touch_on_host(c.data(), n));
-      ok = ok && first_wrong(c.data(), n) == n;
+      ok = ok && first_wrong(c.data(), a.data(), b.data(), n) == n;
     }
     report.cases.push_back(on_demand.result("managed, host first touch, on demand", ok));
     if (report.prefetch_supported) {
@@ -264,7 +264,7 @@ UnifiedReport run_unified(std::size_t n, int repeats) {
         const double k = timed([&] { launch_add(a.data(), b.data(), c.data(), n, nullptr); });
         const double out = timed([&] { CUDA_CHECK(cudaMemPrefetchAsync(c.data(), bytes, on_host, 0, nullptr)); });
         prefetched.add(in, k, out);
-        ok = ok && first_wrong(c.data(), n) == n;
+        ok = ok && first_wrong(c.data(), a.data(), b.data(), n) == n;
       }
       report.cases.push_back(prefetched.result("managed, host first touch, prefetched", ok));
     }
@@ -280,13 +280,13 @@ UnifiedReport run_unified(std::size_t n, int repeats) {
       CUDA_CHECK(cudaDeviceSynchronize());
       const double k = timed([&] { launch_add(a.data(), b.data(), c.data(), n, nullptr); });
       gpu_first.add(-1, k, touch_on_host(c.data(), n));
-      ok = ok && first_wrong(c.data(), n) == n;
+      ok = ok && first_wrong(c.data(), a.data(), b.data(), n) == n;
     }
     report.cases.push_back(gpu_first.result("managed, GPU first touch, on demand", ok));
   }
   cudalab::DeviceBuffer<float> d_a(n), d_b(n), d_c(n);
   const auto explicit_case = [&](float* a, float* b, float* c, const std::string& name) {
-    fill_inputs(a, b, n);
+    fill_inputs(a, b, n, seed);
     Phases copies;
     bool ok = true;
     for (int r = 0; r < repeats; ++r) {
@@ -298,7 +298,7 @@ UnifiedReport run_unified(std::size_t n, int repeats) {
       const double k = timed([&] { launch_add(d_a.data(), d_b.data(), d_c.data(), n, nullptr); });
       const double out = timed([&] { CUDA_CHECK(cudaMemcpy(c, d_c.data(), bytes, cudaMemcpyDeviceToHost)); });
       copies.add(in, k, out);
-      ok = ok && first_wrong(c, n) == n;
+      ok = ok && first_wrong(c, a, b, n) == n;
     }
     report.cases.push_back(copies.result(name, ok));
   };

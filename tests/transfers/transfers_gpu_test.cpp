@@ -15,10 +15,11 @@
 namespace {
 
 void expect_pipeline(std::size_t n, int streams, int chunks) {
-  transfers::PipelineBuffers buffers(n);
+  // inputs drawn from the grading run's seed: a c made from the index alone does not match
+  transfers::PipelineBuffers buffers(n, cudalab::testing::seed(n * 64 + static_cast<std::size_t>(streams)));
   const transfers::Pipeline p = buffers.view();
   const transfers::OverlapRun run = transfers::run_overlap(p, streams, chunks);
-  const std::size_t wrong = transfers::first_wrong(p.c, n);
+  const std::size_t wrong = transfers::first_wrong(p.c, p.a, p.b, n);
   ASSERT_EQ(wrong, n) << "n " << n << ", " << streams << " streams, " << chunks << " chunks: c[" << wrong
                       << "] = " << p.c[wrong < n ? wrong : 0];
   ASSERT_EQ(run.timeline.size(), 3u * static_cast<std::size_t>(chunks));
@@ -57,7 +58,7 @@ TEST(TransfersGpu, ChunkedPipelineMatchesTheCpu) {
 
 TEST(TransfersGpu, RunOverlapRefusesMoreStreamsThanChunks) {
   CUDALAB_REQUIRE_GPU();
-  transfers::PipelineBuffers buffers(100);
+  transfers::PipelineBuffers buffers(100, cudalab::testing::seed(100));
   EXPECT_THROW(transfers::run_overlap(buffers.view(), 5, 4), std::invalid_argument);
   EXPECT_THROW(transfers::run_overlap(buffers.view(), 0, 4), std::invalid_argument);
   EXPECT_THROW(transfers::run_overlap(buffers.view(), 1, 101), std::invalid_argument);
@@ -65,10 +66,10 @@ TEST(TransfersGpu, RunOverlapRefusesMoreStreamsThanChunks) {
 
 TEST(TransfersGpu, EachStepAloneComputesTheResult) {
   CUDALAB_REQUIRE_GPU();
-  transfers::PipelineBuffers buffers(4099);
+  transfers::PipelineBuffers buffers(4099, cudalab::testing::seed(4099));
   const transfers::Pipeline p = buffers.view();
   const transfers::Alone alone = transfers::time_alone(p, 2);
-  EXPECT_EQ(transfers::first_wrong(p.c, p.n), p.n);  // the serial run ends with c at home
+  EXPECT_EQ(transfers::first_wrong(p.c, p.a, p.b, p.n), p.n);  // the serial run ends with c at home
   EXPECT_GT(alone.h2d_ms, 0.0);
   EXPECT_GT(alone.kernel_ms, 0.0);
   EXPECT_GT(alone.d2h_ms, 0.0);
@@ -95,21 +96,21 @@ TEST(TransfersGpu, CopiesDeliverEveryByte) {
 TEST(TransfersGpu, EndToEndFromPageableAndPinnedMemory) {
   CUDALAB_REQUIRE_GPU();
   for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{4099}}) {
-    transfers::PipelineBuffers buffers(n);
+    transfers::PipelineBuffers buffers(n, cudalab::testing::seed(n));
     const transfers::Pipeline p = buffers.view();
     EXPECT_GT(transfers::end_to_end_ms(p.a, p.b, p.c, p.d_a, p.d_b, p.d_c, n), 0.0);
-    EXPECT_EQ(transfers::first_wrong(p.c, n), n) << "pinned, n " << n;
+    EXPECT_EQ(transfers::first_wrong(p.c, p.a, p.b, n), n) << "pinned, n " << n;
     std::vector<float> a(n), b(n), c(n);
-    transfers::fill_inputs(a.data(), b.data(), n);
+    transfers::fill_inputs(a.data(), b.data(), n, cudalab::testing::seed(n + 1));
     std::memset(c.data(), 0xFF, n * sizeof(float));
     transfers::end_to_end_ms(a.data(), b.data(), c.data(), p.d_a, p.d_b, p.d_c, n);
-    EXPECT_EQ(transfers::first_wrong(c.data(), n), n) << "pageable, n " << n;
+    EXPECT_EQ(transfers::first_wrong(c.data(), a.data(), b.data(), n), n) << "pageable, n " << n;
   }
 }
 
 TEST(TransfersGpu, EveryUnifiedMemoryCaseComputesTheResult) {
   CUDALAB_REQUIRE_GPU();
-  const transfers::UnifiedReport u = transfers::run_unified(4099, 2);
+  const transfers::UnifiedReport u = transfers::run_unified(4099, 2, cudalab::testing::seed(4099 * 3));
   ASSERT_EQ(u.cases.size(), u.prefetch_supported ? 5u : 4u);
   for (const auto& c : u.cases) {
     EXPECT_TRUE(c.correct) << c.name;
