@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """The baseline of the grade: per task, three bodies that do no work (one writes zeros, one copies
 its input, one writes a constant: scripts/cudalab/labgrade/baselines.py) are graded as three
-submissions, each with that body in every region, and each must score 0 on every task. A task one
-of them earns points on has tests that do not check its answer.
+submissions, each with that body in every region, and each must score 0 on every task; so must
+the extra kinds some tasks have (index: the answer made from the element's index alone). A task
+one of them earns points on has tests that do not check its answer.
 
   scripts/grade_baseline.py [--out baseline-out] [--labs L...] [-- grade_submission options]
   scripts/grade_baseline.py --compile-only BUILD [--arch 75-real]
 
 Grading needs a GPU (without one every GPU test is skipped and every body scores 0, whatever the
 tests check): where nvidia-smi lists none, it prints "skipped: ..." and exits 0, as the suite's
-other GPU scripts do. The three submissions are OUT/submissions/{zeros,copy,constant}, graded with
+other GPU scripts do. The submissions are OUT/submissions/{zeros,copy,constant,index}, graded with
 scripts/grade_submission.py --batch --require-gpu into OUT/graded; the table of every task's
 score per body is printed and written to OUT/baseline.txt. Each body must also be taken (not
 refused) and its lab must compile, or its 0 would prove nothing.
@@ -46,7 +47,7 @@ def write_submissions(root, labs):
     without one, its stub). Returns {kind: folder}."""
     found = suite.find_regions(suite.ROOT)
     made = {}
-    for kind in baselines.KINDS:
+    for kind in baselines.ALL_KINDS:
         sub = os.path.join(root, kind)
         suite.copy_tree(suite.ROOT, sub)
         chosen = baselines.bodies(kind)
@@ -77,7 +78,7 @@ def compile_only(made, found, build, arch, out):
 def check(graded, labs):
     """The table of scores (task x kind) and the list of what is wrong."""
     rows, wrong = {}, []
-    for kind in baselines.KINDS:
+    for kind in baselines.ALL_KINDS:
         try:
             with open(os.path.join(graded, "submissions", kind, "results.json")) as f:
                 data = json.load(f)
@@ -140,8 +141,8 @@ def main():
     if run.returncode != 0:
         script_cli.fail(PROG, run.returncode, f"grade_submission.py exited {run.returncode}")
     rows, wrong = check(graded, labs)
-    lines = [f"{'task':28} " + " ".join(f"{k:>10}" for k in baselines.KINDS)]
-    lines += [f"{task:28} " + " ".join(f"{rows[task].get(k, '-'):>10}" for k in baselines.KINDS) for task in sorted(rows)]
+    lines = [f"{'task':28} " + " ".join(f"{k:>10}" for k in baselines.ALL_KINDS)]
+    lines += [f"{task:28} " + " ".join(f"{rows[task].get(k, '-'):>10}" for k in baselines.ALL_KINDS) for task in sorted(rows)]
     lines.append(f"{PROG}: " + ("every body scored 0 on every task" if not wrong else f"{len(wrong)} problem(s):"))
     lines += [f"  {w}" for w in wrong]
     with open(os.path.join(out, "baseline.txt"), "w") as f:

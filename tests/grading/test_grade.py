@@ -326,13 +326,20 @@ class Baseline(unittest.TestCase):
                                               "not_compiling": list(not_compiling)}}, f)
             zero = {"score": 0.0, "max_score": 5.0, "tests": 4, "passed": 0}
             TAKEN = {"outcome": "taken", "why": None}
-            for kind in baselines.KINDS:
-                write(kind, {"vec_add.naive": zero, "latency_hiding.copy": zero},
-                      {"vec_add.naive": TAKEN, "latency_hiding.copy": TAKEN})
-            rows, wrong = grade_baseline.check(tmp, ["vec_add", "latency_hiding"])
+            for kind in baselines.ALL_KINDS:
+                write(kind, {"vec_add.naive": zero, "latency_hiding.copy": zero, "transfers.issue_chunk": zero},
+                      {"vec_add.naive": TAKEN, "latency_hiding.copy": TAKEN, "transfers.issue_chunk": TAKEN})
+            rows, wrong = grade_baseline.check(tmp, ["vec_add", "latency_hiding", "transfers"])
             self.assertEqual(wrong, [])
             self.assertEqual(rows["vec_add.naive"]["zeros"], "0/5")
             self.assertEqual(rows["latency_hiding.copy"]["copy"], "n/a")  # its copy is its answer
+            self.assertEqual(rows["vec_add.naive"]["index"], "n/a")  # an extra kind: only its tasks
+            self.assertEqual(rows["transfers.issue_chunk"]["index"], "0/5")
+            # the answer made from the index earning points is caught like the three kinds
+            write("index", {"transfers.issue_chunk": dict(zero, score=10.0, passed=4)}, {"transfers.issue_chunk": TAKEN})
+            _, wrong = grade_baseline.check(tmp, ["transfers"])
+            self.assertEqual(wrong, ["index: transfers.issue_chunk earned 10 of 5 (4 of 4 tests passed)"])
+            write("index", {"transfers.issue_chunk": zero}, {"transfers.issue_chunk": TAKEN})
             write("copy", {"vec_add.naive": dict(zero, score=1.25, passed=1)}, {"vec_add.naive": TAKEN})
             write("constant", {"vec_add.naive": zero}, {"vec_add.naive": {"outcome": "rejected", "why": "fmt::print"}},
                   ["hello"])

@@ -7,6 +7,11 @@ must each score 0 on a GPU (scripts/grade_baseline.py grades them; .ci/run runs 
 
 A task whose tests such a body passes does not check its answer. None marks a body that is the
 task's own answer (latency_hiding.copy is a copy kernel: its copy is correct), with the reason.
+
+EXTRA holds kinds that only some tasks have, graded beside the three and held to the same 0:
+
+  index     makes the answer from the element's index alone, as the notes' ramps would
+            (i % 1000, i * 0.5 - 7): it passes where the tests' inputs follow the index
 """
 
 # Every output element once, whatever the grid's shape (1D or 2D): `e` runs over [0, count).
@@ -237,7 +242,25 @@ BODIES = {
 
 KINDS = ("zeros", "copy", "constant")
 
+EXTRA = {
+    "index": {
+        # the chunk's c written on the host from the index formula of the GPU-first-touch inputs,
+        # every event recorded: it passed while the pipeline's inputs were that formula
+        "transfers.issue_chunk": "  CUDA_CHECK(cudaEventRecord(ev.start, stream));\n"
+                                 "  CUDA_CHECK(cudaEventRecord(ev.copied_in, stream));\n"
+                                 "  CUDA_CHECK(cudaEventRecord(ev.computed, stream));\n"
+                                 "  for (std::size_t i = chunk.offset; i < chunk.offset + chunk.count; ++i) {\n"
+                                 "    p.c[i] = input_a(i) + input_b(i);\n"
+                                 "  }\n"
+                                 "  CUDA_CHECK(cudaEventRecord(ev.copied_out, stream));",
+    },
+}
+
+ALL_KINDS = KINDS + tuple(EXTRA)
+
 
 def bodies(kind):
     """{region id: [lines]} of `kind` for every task that has one."""
+    if kind in EXTRA:
+        return {rid: b.split("\n") for rid, b in EXTRA[kind].items()}
     return {rid: b[kind].split("\n") for rid, b in BODIES.items() if b.get(kind) is not None}
