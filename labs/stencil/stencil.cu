@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "common/variants.hpp"
 
@@ -464,22 +465,13 @@ void launch_conv_shared(const Step& s) {
   conv_shared<kRowsPerThread><<<grid_2d(s.nx, s.ny, kBx, kRowsPerThread * kBy), kBlockShape,
                                 conv_smem(s.radius, kRowsPerThread * kBy), s.stream>>>(s.in, s.out, s.nx, s.ny, s.radius);
 }
-template <int R>
-void launch_conv_register_r(const Step& s) {
-  conv_register_tile<R><<<grid_2d(s.nx, s.ny, kRegTileX, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny);
-}
+using Radii = cudalab::int_list<1, 2, 3, 4, 5, 6, 7, 8>;  // conv_register_tile: one instance per radius
+static_assert(kMaxRadius == 8, "Radii lists every radius");
 void launch_conv_register(const Step& s) {
-  static_assert(kMaxRadius == 8, "one instance per radius");
-  switch (s.radius) {
-    case 1: launch_conv_register_r<1>(s); break;
-    case 2: launch_conv_register_r<2>(s); break;
-    case 3: launch_conv_register_r<3>(s); break;
-    case 4: launch_conv_register_r<4>(s); break;
-    case 5: launch_conv_register_r<5>(s); break;
-    case 6: launch_conv_register_r<6>(s); break;
-    case 7: launch_conv_register_r<7>(s); break;
-    default: launch_conv_register_r<8>(s); break;
-  }
+  cudalab::dispatch(Radii{}, s.radius, "conv_register_tile: the radius", [&](auto r) {
+    conv_register_tile<decltype(r)::value>
+        <<<grid_2d(s.nx, s.ny, kRegTileX, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny);
+  });
 }
 void launch_heat2d_naive(const Step& s) {
   heat2d_naive<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d);
@@ -495,19 +487,14 @@ void launch_heat2d_temporal(const Step& s) {
   heat2d_temporal<<<grid_2d(s.nx, s.ny, kTw, kTw), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, kAlpha2d,
                                                                                s.steps);
 }
-template <int K>
-void launch_temporal_regs_k(const Step& s) {
-  heat2d_temporal_regs<K><<<grid_2d(s.nx, s.ny, kBy * (32 - 2 * K), kStripRows), kBlockShape, 0, s.stream>>>(
-      s.in, s.out, s.nx, s.ny, kAlpha2d);
-}
+using StepsPerLaunch = cudalab::int_list<1, 2, 3, 4>;  // heat2d_temporal_regs: one instance per step count
+static_assert(kTemporalSteps == 4, "StepsPerLaunch lists every step count");
 void launch_heat2d_temporal_regs(const Step& s) {
-  static_assert(kTemporalSteps == 4, "one instance per number of steps");
-  switch (s.steps) {
-    case 1: launch_temporal_regs_k<1>(s); break;
-    case 2: launch_temporal_regs_k<2>(s); break;
-    case 3: launch_temporal_regs_k<3>(s); break;
-    default: launch_temporal_regs_k<4>(s); break;
-  }
+  cudalab::dispatch(StepsPerLaunch{}, s.steps, "heat2d_temporal_regs: steps per launch", [&](auto k) {
+    constexpr int K = decltype(k)::value;
+    heat2d_temporal_regs<K><<<grid_2d(s.nx, s.ny, kBy * (32 - 2 * K), kStripRows), kBlockShape, 0, s.stream>>>(
+        s.in, s.out, s.nx, s.ny, kAlpha2d);
+  });
 }
 void launch_heat3d_naive(const Step& s) {
   heat3d_naive<<<grid_2d(s.nx, s.ny, kBx, kBy), kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.nz, kAlpha3d);

@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/ladder.hpp"
 #include "common/report.hpp"
+#include "render_report.hpp"
 
 namespace {
 
@@ -17,19 +17,7 @@ using cudalab::GpuState;
 using cudalab::GpuStateRange;
 
 std::string render(bool json, const GpuStateRange& g) {
-  std::FILE* f = std::tmpfile();
-  {
-    cudalab::Report r("lab", json, f);
-    cudalab::report_gpu_state(r, g);
-    r.finish();
-  }
-  std::rewind(f);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
+  return cudalab_test::render(json, [&g](cudalab::Report& r) { cudalab::report_gpu_state(r, g); });
 }
 
 GpuState state(unsigned sm, double w, unsigned c, unsigned long long reasons) {

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "render_report.hpp"
+
 namespace {
 
 using cudalab::Column;
@@ -14,28 +16,8 @@ using cudalab::Report;
 using cudalab::Table;
 using cudalab::Value;
 
-// Everything written to a temporary FILE, which it closes.
-std::string read_back(std::FILE* f) {
-  std::rewind(f);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
-}
-
-// Renders a report into a string through a temporary FILE.
-template <typename Fill>
-std::string render(bool json, Fill fill) {
-  std::FILE* f = std::tmpfile();
-  {
-    Report r("lab", json, f);
-    fill(r);
-    r.finish();
-  }
-  return read_back(f);
-}
+using cudalab_test::read_back;
+using cudalab_test::render;
 
 Table sample_table() {
   Table t({{"variant", "variant"}, {"median_ms", "median ms"}, {"gbps", "GB/s"}});
