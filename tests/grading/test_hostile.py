@@ -28,9 +28,9 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-from cudalab.labgrade import baselines, ctest, regions, submission, suite, symbols  # noqa: E402
+from cudalab.labgrade import baselines, ctest, grader, regions, submission, suite, symbols  # noqa: E402
 from cudalab.labgrade import leaderboard, sandbox as sandbox_mod  # noqa: E402
-from cudalab.labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease  # noqa: E402
+from cudalab.labgrade.sandbox import BUILD, Limits, MemoryGroup, MemoryWatch, Sandbox, UidLease, blocked_folder  # noqa: E402
 import hostile  # noqa: E402
 import shared_base  # noqa: E402
 from cudalab import lab_manifest  # noqa: E402
@@ -329,6 +329,24 @@ class SandboxWalls(unittest.TestCase):
         cmd = self.box.command(["python3", "-c", script], build=self.build)
         preexec = self.box.preexec if not group else (lambda: (group.join(), self.box.preexec()))
         return ctest.run_bounded(cmd, timeout, preexec_fn=preexec, watch=watch)
+
+    def test_a_tree_the_submission_uid_cannot_reach_is_refused_with_the_folder(self):
+        # a grading folder under a 0700 folder (mktemp -d, a private home): the sandbox's uid cannot
+        # pass through it, and bubblewrap would fail later with a bare "Permission denied"
+        if not self.box.drop_to_nobody:
+            self.skipTest("the sandbox runs as this user: every folder it can enter, the grader can")
+        closed = os.path.join(self.tmp, "closed")
+        os.makedirs(closed)
+        os.chmod(closed, 0o700)
+        os.makedirs(os.path.join(closed, "work"))
+        g = grader.Grader({}, [], self.box, 1, Limits(), work=os.path.join(closed, "work"))
+        ws = grader.Workspace(os.path.join(g.work, "base"), self.box)
+        with self.assertRaises(grader.GradingError) as caught:
+            g.make_tree(ws)
+        self.assertIn(f"{closed} is mode 0700", str(caught.exception))
+        self.assertFalse(os.path.exists(ws.src))  # refused before anything was written
+        os.chmod(closed, 0o711)
+        self.assertIsNone(blocked_folder(ws.root, self.box.uid))
 
     def test_a_memory_group_bounds_the_processes_together(self):
         # three processes of 64 MiB each: under the per-process limit (512 MiB) all three live;

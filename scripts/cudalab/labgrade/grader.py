@@ -22,7 +22,7 @@ import threading
 import time
 
 from . import ctest, leaderboard, regions as regions_mod, results, submission, suite, symbols
-from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup, MemoryWatch, reap_uid
+from .sandbox import BUILD, OUT, SRC, TOOLS, GiB, MemoryGroup, MemoryWatch, blocked_folder, reap_uid
 
 LAB_TARGETS = ("{lab}", "{lab}_cpu_test", "{lab}_gpu_test")
 NAME_OK = re.compile(r"[^A-Za-z0-9._-]")
@@ -170,6 +170,12 @@ class Grader:
 
     def make_tree(self, ws):
         """A fresh grading tree at ws (source, build folder, tools)."""
+        if self.box and self.box.drop_to_nobody:
+            blocked = blocked_folder(ws.root, self.box.uid)
+            if blocked:
+                raise GradingError(f"the grading tree {ws.root} is out of the sandbox's reach: {blocked[0]} is mode "
+                                   f"{blocked[1]:04o} and the submission's uid may not enter it (grade from a folder "
+                                   f"every user may enter, or chmod o+x {blocked[0]})")
         self.regions = suite.write_grading_tree(suite.ROOT, ws.src)
         for d in (ws.build, ws.out, ws.tools):
             os.makedirs(d, exist_ok=True)

@@ -397,6 +397,24 @@ def _under(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
+def blocked_folder(path, uid):
+    """The first folder on the way to `path` that `uid` may not enter (no search permission for
+    it), as (folder, mode), or None. A sandbox that drops to a uid of its own reaches the grading
+    tree through every folder above it: one made by `mktemp -d` (0700) or a home folder of 0700
+    stops bubblewrap with "Can't find source path ...: Permission denied"."""
+    cur = "/"
+    for part in [p for p in os.path.realpath(path).split("/") if p]:
+        cur = os.path.join(cur, part)
+        try:
+            st = os.stat(cur)
+        except OSError:
+            return None  # not made yet: what exists above it was checked
+        allowed = st.st_mode & (0o100 if st.st_uid == uid else 0o001)
+        if not allowed:
+            return cur, stat.S_IMODE(st.st_mode)
+    return None
+
+
 class Sandbox:
     """A way to run commands in bubblewrap; `Sandbox.find()` picks the one this machine allows."""
 
