@@ -254,39 +254,86 @@ __global__ void sweep_offsets(std::uint32_t* counts) {
   }
 }
 
-// One pass: the block takes the next tile (in the order blocks start, so every tile it waits for
-// has started and publishes without waiting), counts its digits, publishes them (flag
-// aggregate), looks back, one thread per digit, over the tiles before it until one has published
-// its inclusive prefix (flag prefix), publishes its own prefix, and scatters its keys to
-// offsets[digit] + the tiles before + its rank. state (tiles x 256 words) and the tile counter
-// are zero when the pass starts.
+// One pass, ranked in registers and scattered through shared memory (the one-sweep kernel's
+// shape, after Adinets and Merrill): the block takes the next tile (in the order blocks start, so
+// every tile it waits for has started and publishes without waiting) and reads it once into
+// registers, warp w the w-th 512 keys, 16 per lane (lane l of round k holds key 32 k + l of the
+// warp's segment: every load is coalesced). Each warp ranks its keys by digit with
+// __match_any_sync against a histogram of its own in shared memory (its leader adds the group's
+// size; the lanes below it in the group count too), in input order. The warps' histograms summed
+// are the tile's digit counts: published (flag aggregate) as soon as they are known, then one
+// thread per digit looks back over the tiles before it until one has published its inclusive
+// prefix (flag prefix), and publishes its own. Each key's place in the tile sorted by digit (the
+// digits before it in the tile, the warps before it, its rank) takes it into shared memory; the
+// threads then read the sorted tile in order and write key j to where its digit's run starts in
+// the output plus j: runs of equal digits go out as consecutive addresses. 8 bytes per key per
+// pass (16 per pair), and no second read of the tile. state (tiles x 256 words) and the tile
+// counter are zero when the pass starts.
+constexpr int kSweepWarpKeys = kRadixTile / kRadixWarps;  // 512 keys: a warp's segment of the tile
+
 template <bool PAIRS>
-__global__ void __launch_bounds__(kRadixThreads) sweep_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+__global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in,
                                                             std::uint32_t* keys_out, std::uint32_t* values_out,
                                                             std::size_t n, int shift, bool is_float,
                                                             const std::uint32_t* offsets, unsigned long long* state,
                                                             unsigned* next_tile) {
-  __shared__ std::uint32_t base[kSweepDigits], running[kSweepDigits], warp_counts[kRadixWarps][kSweepDigits];
-  __shared__ std::uint32_t hist[kSweepDigits];
+  __shared__ std::uint32_t warp_hist[kRadixWarps][kSweepDigits];  // per warp: its counts, then the warps' before it
+  __shared__ std::uint32_t tile_start[kSweepDigits];              // where digit d's keys begin in the sorted tile
+  __shared__ std::uint32_t out_base[kSweepDigits];                // output index of sorted tile slot 0, for digit d
+  __shared__ std::uint32_t warp_total[kRadixWarps];
+  __shared__ std::uint32_t exchange[kRadixTile];                  // the tile sorted by digit (keys, then values)
   __shared__ unsigned tile_id;
-  const int d = static_cast<int>(threadIdx.x);  // this thread's digit in the look-back
-  if (d == 0) tile_id = atomicAdd(next_tile, 1u);
-  hist[d] = 0;
-  running[d] = 0;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+  if (tid == 0) tile_id = atomicAdd(next_tile, 1u);
+  for (int e = tid; e < kRadixWarps * kSweepDigits; e += kRadixThreads) warp_hist[e / kSweepDigits][e % kSweepDigits] = 0;
   __syncthreads();
   const std::size_t tile = tile_id;
+  const std::size_t first = tile * kRadixTile + static_cast<std::size_t>(warp) * kSweepWarpKeys + lane;
+  std::uint32_t key[kRadixItems], value[PAIRS ? kRadixItems : 1], rank[kRadixItems];
+#pragma unroll
   for (int k = 0; k < kRadixItems; ++k) {
-    const std::size_t i = radix_index(tile, k);
-    if (i < n) atomicAdd(&hist[(bits_of(keys_in[i], is_float) >> shift) & 255u], 1u);
+    const std::size_t i = first + static_cast<std::size_t>(k) * 32;
+    key[k] = i < n ? keys_in[i] : 0u;
+    if constexpr (PAIRS) value[k] = i < n ? values_in[i] : 0u;
+  }
+  // the warp's ranks: key k's place among the warp's keys of its digit, in input order
+  const unsigned below = (1u << lane) - 1u;
+#pragma unroll
+  for (int k = 0; k < kRadixItems; ++k) {
+    const bool valid = first + static_cast<std::size_t>(k) * 32 < n;
+    const unsigned digit = valid ? (bits_of(key[k], is_float) >> shift) & 255u : 256u;
+    const unsigned peers = __match_any_sync(0xffffffffu, digit);
+    const int leader = __ffs(static_cast<int>(peers)) - 1;
+    std::uint32_t seen = 0;
+    if (valid && lane == leader) {
+      seen = warp_hist[warp][digit];
+      warp_hist[warp][digit] = seen + static_cast<std::uint32_t>(__popc(peers));
+    }
+    rank[k] = __shfl_sync(0xffffffffu, seen, leader) + static_cast<std::uint32_t>(__popc(peers & below));
+    __syncwarp();  // the next round's leader of this digit reads what this one wrote
   }
   __syncthreads();
-  const std::uint32_t count = hist[d];
+  // thread d: the tile's count of digit d (the warps' counts turned into the warps before each)
+  const int d = tid;
+  std::uint32_t count = 0;
+#pragma unroll
+  for (int w = 0; w < kRadixWarps; ++w) {
+    const std::uint32_t c = warp_hist[w][d];
+    warp_hist[w][d] = count;
+    count += c;
+  }
   SweepState mine(state[tile * kSweepDigits + static_cast<std::size_t>(d)]);
-  std::uint32_t before = 0;
-  if (tile == 0) {
-    mine.store(kSweepPrefix | count, cuda::memory_order_release);
-  } else {
-    mine.store(kSweepAggregate | count, cuda::memory_order_release);
+  mine.store((tile == 0 ? kSweepPrefix : kSweepAggregate) | count, cuda::memory_order_release);
+  // where digit d begins in the sorted tile: an exclusive scan of the counts over the digits
+  std::uint32_t incl = count;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const std::uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += y;
+  }
+  if (lane == 31) warp_total[warp] = incl;
+  std::uint32_t before = 0;  // the keys of digit d in the tiles before this one
+  if (tile != 0) {
     for (std::size_t j = tile; j-- > 0;) {
       SweepState other(state[j * kSweepDigits + static_cast<std::size_t>(d)]);
       unsigned long long word = other.load(cuda::memory_order_acquire);
@@ -296,9 +343,47 @@ __global__ void __launch_bounds__(kRadixThreads) sweep_pass(const std::uint32_t*
     }
     mine.store(kSweepPrefix | (before + count), cuda::memory_order_release);
   }
-  base[d] = offsets[d] + before;
-  scatter_rounds<8, PAIRS>(keys_in, values_in, keys_out, values_out, n, shift, is_float, tile, base, running,
-                           warp_counts);
+  __syncthreads();
+  std::uint32_t start = incl - count;
+  for (int w = 0; w < warp; ++w) start += warp_total[w];
+  tile_start[d] = start;
+  out_base[d] = offsets[d] + before - start;  // modulo 2^32: slot j of digit d goes to out_base[d] + j
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kRadixItems; ++k) {
+    if (first + static_cast<std::size_t>(k) * 32 < n) {
+      const unsigned digit = (bits_of(key[k], is_float) >> shift) & 255u;
+      rank[k] += tile_start[digit] + warp_hist[warp][digit];  // its slot in the sorted tile
+      exchange[rank[k]] = key[k];
+    }
+  }
+  __syncthreads();
+  const std::size_t left = n - tile * kRadixTile;
+  const std::size_t in_tile = left < kRadixTile ? left : kRadixTile;
+  std::uint32_t to[PAIRS ? kRadixItems : 1] = {};
+#pragma unroll
+  for (int k = 0; k < kRadixItems; ++k) {
+    const int j = k * kRadixThreads + tid;
+    if (static_cast<std::size_t>(j) < in_tile) {
+      const std::uint32_t sorted = exchange[j];
+      const std::uint32_t at = out_base[(bits_of(sorted, is_float) >> shift) & 255u] + static_cast<std::uint32_t>(j);
+      if (at < n) keys_out[at] = sorted;  // always, when the counts are right; wrong ones must not write past the output
+      if constexpr (PAIRS) to[k] = at;
+    }
+  }
+  if constexpr (PAIRS) {
+    __syncthreads();  // every key is read before the values take their slots
+#pragma unroll
+    for (int k = 0; k < kRadixItems; ++k) {
+      if (first + static_cast<std::size_t>(k) * 32 < n) exchange[rank[k]] = value[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kRadixItems; ++k) {
+      const int j = k * kRadixThreads + tid;
+      if (static_cast<std::size_t>(j) < in_tile && to[k] < n) values_out[to[k]] = exchange[j];
+    }
+  }
 }
 
 // ---- bitonic sort: compare-exchange steps over the keys padded to a power of two ----
