@@ -10,8 +10,9 @@
 # --fresh-runs N  N copies of this tree as a fresh clone has it (tracked and unignored files; no
 #                 build folder), each configured, built and tested from nothing with the README's
 #                 test command (cmake --workflow --preset test), one after another and timed. A run
-#                 fails when a test fails or is skipped, or when it takes more than S seconds
-#                 (--limit, default 60). DIR/fresh-runs.txt: a line per run.
+#                 fails when a test fails or is skipped, or when the suite (ctest's "Total Test
+#                 time") takes more than S seconds (--limit, default 60); the whole command's time,
+#                 configure and build included, is printed beside it. DIR/fresh-runs.txt: a line per run.
 # --baseline      scripts/grade_baseline.py: per task, bodies that do no work must score 0.
 # --class-rate    scripts/grade_bench.py --copies 4 --per-gpu 4 --jobs 16: submissions an hour,
 #                 and every copy's per-task scores equal to its kind's graded alone.
@@ -74,7 +75,7 @@ if [[ $record -eq 1 ]]; then
 fi
 
 if [[ $fresh -gt 0 ]]; then
-  echo "== $fresh fresh runs of: cmake --workflow --preset test (limit ${limit} s each)"
+  echo "== $fresh fresh runs of: cmake --workflow --preset test (the suite within ${limit} s each)"
   : >"$out/fresh-runs.txt"
   for i in $(seq 1 "$fresh"); do
     copy=$(mktemp -d "${TMPDIR:-/tmp}/cudalab-fresh-$i.XXXXXX")
@@ -84,10 +85,12 @@ if [[ $fresh -gt 0 ]]; then
     (cd "$copy" && cmake --workflow --preset test) >"$out/fresh-$i.log" 2>&1
     rc=$?
     ms=$((($(date +%s%N) - start) / 1000000))
-    line="run $i: rc $rc, $((ms / 1000)).$(printf %03d $((ms % 1000))) s, $(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$out/fresh-$i.log" | tail -1)"
+    suite_s=$(grep -Eo 'Total Test time \(real\) = +[0-9.]+' "$out/fresh-$i.log" | tail -1 | grep -Eo '[0-9.]+$')
+    line="run $i: rc $rc, $((ms / 1000)).$(printf %03d $((ms % 1000))) s in all, the suite ${suite_s:-?} s, $(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$out/fresh-$i.log" | tail -1)"
     [[ $rc -eq 0 ]] || { line+=", FAILED"; status=1; }
     skipped "$out/fresh-$i.log" >/dev/null && { line+=", a test was skipped"; status=1; }
-    [[ $ms -le $((limit * 1000)) ]] || { line+=", over ${limit} s"; status=1; }
+    # the limit is the suite's (ctest's own time); configure and build are reported beside it
+    awk -v t="${suite_s:-1e9}" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { line+=", suite over ${limit} s"; status=1; }
     echo "$line" | tee -a "$out/fresh-runs.txt"
     rm -rf "$copy"
   done
