@@ -94,54 +94,53 @@ __global__ void __launch_bounds__(kBx* kBy) conv_shared(const float* __restrict_
   }
 }
 
-// Register tiling along x: each thread writes kOx = 8 consecutive outputs of one row. For each of
-// the 2R + 1 input rows it reads the kOx + 2R inputs its outputs need from the shared tile into
+// Register tiling along x: each thread writes kOx = 12 consecutive outputs of one row. For each
+// of the 2R + 1 input rows it reads the kOx + 2R inputs its outputs need from the shared tile into
 // registers (16-byte loads), and every one of them serves up to kOx taps: kOx (2R + 1) FMAs per
-// kOx + 2R shared loads (136 per 24 at R = 8), where the one-output tile does one load per FMA.
-// R is a template argument, so the tap loops unroll and each weight is an operand of its FMA
-// (constant memory, no load instruction). The tile's columns are padded by 4 floats per 32:
-// the lanes of a quarter warp, 8 floats apart, then read other banks (at most 2-way conflicts).
-constexpr int kOx = 8;                // outputs per thread along x
-constexpr int kRegTileX = kBx * kOx;  // 256 outputs per block row
+// kOx + 2R shared loads (204 per 28 at R = 8), where the one-output tile does one load per FMA.
+// R is a template argument, so the tap loops unroll; the weights come from constant memory, one
+// load per tap and row, the same address for every lane (a broadcast).
+// Why 12: the 8 lanes of a quarter warp (the threads one 16-byte shared load serves at a time)
+// start 12 floats apart, at banks 12 k mod 32 = 0, 12, 24, 4, 16, 28, 8, 20, and each load covers
+// 4 banks from there: all 32 banks once, no conflict, with rows that need no padding. With 8
+// outputs a thread the lanes start 8 floats apart and meet in the banks (Nsight Compute counted 6.7
+// wavefronts per 16-byte load there, against the 4 a conflict-free one takes), and each load served
+// 8 FMAs a tap instead of 12.
+constexpr int kOx = 12;               // outputs per thread along x
+constexpr int kRegTileX = kBx * kOx;  // 384 outputs per block row
 
 template <int R>
 struct RegTile {
   static constexpr int kWindow = kOx + 2 * R;                 // inputs one thread's row needs
   static constexpr int kVectors = (kWindow + 3) / 4;           // 16-byte loads per row
   static constexpr int kCols = kRegTileX - kOx + 4 * kVectors;  // >= kRegTileX + 2R, a multiple of 4
-  static constexpr int kStride = kCols + 4 * (kCols / 32 + 1);  // a padded row
   static constexpr int kRows = kBy + 2 * R;
 };
-
-__device__ __forceinline__ int padded(int col) { return col + 4 * (col >> 5); }
+static_assert(RegTile<kMaxRadius>::kRows * RegTile<kMaxRadius>::kCols * 4 <= 48 * 1024, "the tile fits static shared memory");
 
 template <int R>
 __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __restrict__ in, float* __restrict__ out,
                                                                int nx, int ny) {
   using T = RegTile<R>;
-  __shared__ __align__(16) float tile[T::kRows * T::kStride];
+  __shared__ __align__(16) float tile[T::kRows * T::kCols];
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const int x0 = static_cast<int>(blockIdx.x) * kRegTileX, y0 = static_cast<int>(blockIdx.y) * kBy;
   // tile cell (sy, sx) holds the input at row y0 + sy - R, column x0 + sx - R, clamped
   for (int i = ty * kBx + tx; i < T::kRows * T::kCols; i += kBx * kBy) {
     const int sy = i / T::kCols, sx = i - sy * T::kCols;
-    tile[sy * T::kStride + padded(sx)] =
-        in[static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx + clampi(x0 + sx - R, nx - 1)];
+    tile[i] = in[static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx + clampi(x0 + sx - R, nx - 1)];
   }
   __syncthreads();
-  int at[T::kVectors];  // where the thread's window starts, vector by vector, in a padded row
-#pragma unroll
-  for (int q = 0; q < T::kVectors; ++q) at[q] = padded(tx * kOx + 4 * q);
   float acc[kOx];
 #pragma unroll
   for (int k = 0; k < kOx; ++k) acc[k] = 0.0f;
-#pragma unroll 1  // unrolled, the compiler hoists every row's loads and runs out of registers at R = 7, 8
+#pragma unroll 1  // a row's code (204 FMAs at R = 8) stays small in the instruction cache
   for (int dy = 0; dy <= 2 * R; ++dy) {
-    const float* row = tile + (ty + dy) * T::kStride;
+    const float* row = tile + (ty + dy) * T::kCols + tx * kOx;  // 16-byte aligned: kCols and kOx are multiples of 4
     float win[4 * T::kVectors];
 #pragma unroll
     for (int q = 0; q < T::kVectors; ++q) {
-      const float4 v = *reinterpret_cast<const float4*>(row + at[q]);
+      const float4 v = *reinterpret_cast<const float4*>(row + 4 * q);
       win[4 * q] = v.x;
       win[4 * q + 1] = v.y;
       win[4 * q + 2] = v.z;
@@ -157,6 +156,11 @@ __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __re
   const int y = y0 + ty, x = x0 + tx * kOx;
   if (y >= ny) return;
   float* o = out + static_cast<std::size_t>(y) * nx + x;
+  if ((nx & 3) == 0 && x + kOx <= nx) {  // rows 16-byte aligned and all 12 inside: three 16-byte stores
+#pragma unroll
+    for (int k = 0; k < kOx; k += 4) *reinterpret_cast<float4*>(o + k) = make_float4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
+    return;
+  }
 #pragma unroll
   for (int k = 0; k < kOx; ++k) {
     if (x + k < nx) o[k] = acc[k];
