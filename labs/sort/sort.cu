@@ -35,25 +35,26 @@ __host__ __device__ __forceinline__ std::uint32_t bits_of(std::uint32_t raw, boo
 
 constexpr int kScanThreads = 1024, kScanItems = 4, kScanTile = kScanThreads * kScanItems;
 
+// The inclusive scan of one value per lane over the warp (Kogge-Stone by shuffles).
+__device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const std::uint32_t y = __shfl_up_sync(0xffffffffu, v, off);
+    if (lane >= off) v += y;
+  }
+  return v;
+}
+
 // The exclusive scan of one value per thread over the block; *total gets the block's sum.
 __device__ std::uint32_t block_exclusive_scan(std::uint32_t v, std::uint32_t* total) {
   __shared__ std::uint32_t warp_sums[kScanThreads / 32];
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  std::uint32_t incl = v;
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const std::uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += y;
-  }
+  const std::uint32_t incl = warp_inclusive_scan(v);
   if (lane == 31) warp_sums[warp] = incl;
   __syncthreads();
   if (warp == 0) {
-    std::uint32_t w = lane < kScanThreads / 32 ? warp_sums[lane] : 0;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      const std::uint32_t y = __shfl_up_sync(0xffffffffu, w, off);
-      if (lane >= off) w += y;
-    }
+    const std::uint32_t w = warp_inclusive_scan(lane < kScanThreads / 32 ? warp_sums[lane] : 0);
     if (lane < kScanThreads / 32) warp_sums[lane] = w;
   }
   __syncthreads();
@@ -325,12 +326,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
   SweepState mine(state[tile * kSweepDigits + static_cast<std::size_t>(d)]);
   mine.store((tile == 0 ? kSweepPrefix : kSweepAggregate) | count, cuda::memory_order_release);
   // where digit d begins in the sorted tile: an exclusive scan of the counts over the digits
-  std::uint32_t incl = count;
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const std::uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += y;
-  }
+  const std::uint32_t incl = warp_inclusive_scan(count);
   if (lane == 31) warp_total[warp] = incl;
   std::uint32_t before = 0;  // the keys of digit d in the tiles before this one
   if (tile != 0) {
