@@ -70,7 +70,7 @@ if __name__ == "__main__":
     if uid is not None and blocked_folder(os.path.dirname(os.path.abspath(BASE)), uid):
         # The build folder is out of the submissions' uid's reach (a checkout under a home of mode
         # 0700, as /root is): the base is built in the temp folder, and BASE links to it (the
-        # grader takes a base by its real path).
+        # graders that use it read it through the link and grade in their own temp folders).
         folder = os.path.join(tempfile.gettempdir(),
                               "cudalab-grading-base-" + hashlib.sha256(os.path.abspath(BASE).encode()).hexdigest()[:12])
         shutil.rmtree(BASE, ignore_errors=True)
