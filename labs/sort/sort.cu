@@ -18,6 +18,7 @@
 #include "common/cuda_check.hpp"
 #include "common/math.hpp"
 #include "common/variants.hpp"
+#include "merge.hpp"
 
 namespace sort {
 
@@ -442,120 +443,112 @@ __global__ void bitonic_step(std::uint32_t* a, std::size_t padded, std::size_t k
 }
 
 // ---- merge sort: tiles sorted in shared memory, then one merge pass per doubling of the runs ----
-// A merge of runs A (m keys) and B (nb keys) writes output k from the co-rank of k: i keys from A
-// and k - i from B (PMPP chapter 12's merge path), found by a binary search; from there a thread
-// merges its kMergeItems outputs one by one. Equal keys come from A first: the sort is stable.
+// The steps are merge.hpp's, as functions of the thread's index. A block sorts a 4096-key tile:
+// each thread sorts its 16 keys in registers, then the block merges runs of 16, 32, .. 2048 in
+// shared memory (each thread its 16 outputs, placed by merge path, PMPP chapter 12). A global
+// pass first finds, one thread per tile boundary, where each block's 4096 outputs start in the
+// two runs (a binary search in global memory); each block then loads just those keys into shared
+// memory (coalesced), merges them there as the block sort's rounds do, and writes its outputs out
+// through shared memory (coalesced). Equal keys come from the left run first: the sort is stable.
 
-constexpr int kMergeThreads = 128, kMergeItems = 8, kMergeTile = kMergeThreads * kMergeItems;
-
-// Outputs k .. k + items - 1 of the stable merge of a[0..m) and b[0..nb) (keys by their sort
-// bits, with their values when PAIRS) into out_keys[0..items), out_values[0..items).
+// A block's tile from shared memory to global memory, the first `count` keys (and values).
 template <bool PAIRS>
-__device__ void merge_outputs(const std::uint32_t* ak, const std::uint32_t* av, std::size_t m, const std::uint32_t* bk,
-                              const std::uint32_t* bv, std::size_t nb, std::size_t k, int items, std::uint32_t* out_keys,
-                              std::uint32_t* out_values, bool is_float) {
-  std::size_t i = k < m ? k : m, j = k - i;
-  std::size_t i_low = k > nb ? k - nb : 0, j_low = k > m ? k - m : 0;
-  for (;;) {  // the co-rank of k
-    if (i > 0 && j < nb && bits_of(ak[i - 1], is_float) > bits_of(bk[j], is_float)) {
-      const std::size_t d = (i - i_low + 1) / 2;  // too many from A
-      j_low = j;
-      i -= d;
-      j += d;
-    } else if (j > 0 && i < m && bits_of(bk[j - 1], is_float) >= bits_of(ak[i], is_float)) {
-      const std::size_t d = (j - j_low + 1) / 2;  // too many from B (an equal key of A goes first)
-      i_low = i;
-      i += d;
-      j -= d;
-    } else {
-      break;
-    }
-  }
-  for (int e = 0; e < items; ++e) {
-    const bool from_a = j >= nb || (i < m && bits_of(ak[i], is_float) <= bits_of(bk[j], is_float));
-    if (from_a) {
-      out_keys[e] = ak[i];
-      if (PAIRS) out_values[e] = av[i];
-      ++i;
-    } else {
-      out_keys[e] = bk[j];
-      if (PAIRS) out_values[e] = bv[j];
-      ++j;
-    }
+__device__ void store_tile(const std::uint32_t* sk, const std::uint32_t* sv, std::uint32_t* keys_out,
+                           std::uint32_t* values_out, int count) {
+  for (int e = static_cast<int>(threadIdx.x); e < count; e += kMergeThreads) {
+    keys_out[e] = sk[merge_slot(e)];
+    if (PAIRS) values_out[e] = sv[merge_slot(e)];
   }
 }
 
-// The outputs o .. o + items - 1 of one merge pass over n keys in runs of `width`: the pair of
-// runs they belong to (o is a multiple of kMergeItems and 2 width of it, so all of them belong
-// to one pair), merged with merge_outputs.
+// A thread's merged outputs (keys in registers, values gathered from their tile positions) back
+// into the tile at t * kMergeItems, once every thread has read what it needs.
 template <bool PAIRS>
-__device__ void merge_pass_items(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
-                                 std::uint32_t* values_out, std::size_t n, std::size_t width, std::size_t o,
-                                 bool is_float) {
-  const std::size_t pair = o / (2 * width) * (2 * width);
-  const std::size_t m = n - pair < width ? n - pair : width;
-  const std::size_t b0 = pair + m;
-  const std::size_t nb = b0 >= n ? 0 : (n - b0 < width ? n - b0 : width);
-  const std::size_t left = m + nb - (o - pair);
-  const int items = left < static_cast<std::size_t>(kMergeItems) ? static_cast<int>(left) : kMergeItems;
-  merge_outputs<PAIRS>(keys_in + pair, PAIRS ? values_in + pair : nullptr, m, keys_in + b0, PAIRS ? values_in + b0 : nullptr,
-                       nb, o - pair, items, keys_out + o, PAIRS ? values_out + o : nullptr, is_float);
+__device__ void write_back(std::uint32_t* sk, std::uint32_t* sv, const std::uint32_t (&key)[kMergeItems],
+                           const int (&from)[kMergeItems], int count) {
+  const int first = static_cast<int>(threadIdx.x) * kMergeItems;
+  std::uint32_t value[kMergeItems];
+#pragma unroll
+  for (int i = 0; i < kMergeItems; ++i) value[i] = PAIRS ? sv[merge_slot(from[i])] : 0u;
+  __syncthreads();  // every thread has read the tile
+#pragma unroll
+  for (int i = 0; i < kMergeItems; ++i) {
+    if (first + i < count) {
+      sk[merge_slot(first + i)] = key[i];
+      if (PAIRS) sv[merge_slot(first + i)] = value[i];
+    }
+  }
+  __syncthreads();
 }
 
-// Each block sorts its tile of kMergeTile keys in shared memory: every thread sorts its
-// kMergeItems consecutive keys (an insertion sort: stable), then merges of runs of 8, 16, ...
-// 512 keys, every thread kMergeItems outputs of each, ping-ponging between two buffers.
-template <bool PAIRS>
+// Each block sorts its tile of kMergeTile keys (the last one padded with the largest key, which
+// a stable sort leaves after every real key).
+template <bool PAIRS, bool FLOAT>
 __global__ void __launch_bounds__(kMergeThreads) merge_block_sort(const std::uint32_t* keys_in, const std::uint32_t* values_in,
                                                                   std::uint32_t* keys_out, std::uint32_t* values_out,
-                                                                  std::size_t n, bool is_float) {
-  __shared__ std::uint32_t sk[2][kMergeTile];
-  __shared__ std::uint32_t sv[2][PAIRS ? kMergeTile : 1];
+                                                                  std::size_t n) {
+  __shared__ std::uint32_t sk[kMergeSlots];
+  __shared__ std::uint32_t sv[PAIRS ? kMergeSlots : 1];
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kMergeTile;
-  const std::size_t count = n - base < static_cast<std::size_t>(kMergeTile) ? n - base : kMergeTile;
+  const int count = n - base < static_cast<std::size_t>(kMergeTile) ? static_cast<int>(n - base) : kMergeTile;
+  const std::uint32_t pad = FLOAT ? 0x7FFFFFFFu : 0xFFFFFFFFu;
+  for (int e = static_cast<int>(threadIdx.x); e < kMergeTile; e += kMergeThreads) {
+    sk[merge_slot(e)] = e < count ? keys_in[base + e] : pad;
+    if (PAIRS) sv[merge_slot(e)] = e < count ? values_in[base + e] : 0u;
+  }
+  __syncthreads();
   const int t = static_cast<int>(threadIdx.x);
-  for (int e = t; e < static_cast<int>(count); e += kMergeThreads) {
-    sk[0][e] = keys_in[base + e];
-    if (PAIRS) sv[0][e] = values_in[base + e];
+  std::uint32_t key[kMergeItems], value[kMergeItems];
+  int from[kMergeItems];
+#pragma unroll
+  for (int i = 0; i < kMergeItems; ++i) {
+    key[i] = sk[merge_slot(t * kMergeItems + i)];
+    value[i] = PAIRS ? sv[merge_slot(t * kMergeItems + i)] : 0u;
+  }
+  sort_registers<FLOAT, PAIRS, kMergeItems>(key, value);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kMergeItems; ++i) {
+    sk[merge_slot(t * kMergeItems + i)] = key[i];
+    if (PAIRS) sv[merge_slot(t * kMergeItems + i)] = value[i];
   }
   __syncthreads();
-  const int first = t * kMergeItems;
-  const int mine = static_cast<int>(count) - first < kMergeItems ? static_cast<int>(count) - first : kMergeItems;
-  for (int e = 1; e < mine; ++e) {  // insertion sort of the thread's keys: equal keys keep their order
-    const std::uint32_t key = sk[0][first + e];
-    const std::uint32_t value = PAIRS ? sv[0][first + e] : 0u;
-    int at = e;
-    while (at > 0 && bits_of(sk[0][first + at - 1], is_float) > bits_of(key, is_float)) {
-      sk[0][first + at] = sk[0][first + at - 1];
-      if (PAIRS) sv[0][first + at] = sv[0][first + at - 1];
-      --at;
-    }
-    sk[0][first + at] = key;
-    if (PAIRS) sv[0][first + at] = value;
+  for (int width = kMergeItems; width < kMergeTile; width *= 2) {
+    block_merge_step<FLOAT, kMergeItems>(sk, width, t, key, from);
+    write_back<PAIRS>(sk, sv, key, from, kMergeTile);
   }
-  int cur = 0;
-  for (std::size_t width = kMergeItems; width < count; width *= 2) {
-    __syncthreads();
-    if (mine > 0) {
-      merge_pass_items<PAIRS>(sk[cur], sv[cur], sk[cur ^ 1], sv[cur ^ 1], count, width, static_cast<std::size_t>(first),
-                              is_float);
-    }
-    cur ^= 1;
-  }
-  __syncthreads();
-  for (int e = t; e < static_cast<int>(count); e += kMergeThreads) {
-    keys_out[base + e] = sk[cur][e];
-    if (PAIRS) values_out[base + e] = sv[cur][e];
-  }
+  store_tile<PAIRS>(sk, sv, keys_out + base, PAIRS ? values_out + base : nullptr, count);
 }
 
-// One merge pass over the whole array: runs of `width` keys (sorted) merged in pairs, every
-// thread kMergeItems outputs.
-template <bool PAIRS>
-__global__ void merge_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
-                           std::uint32_t* values_out, std::size_t n, std::size_t width, bool is_float) {
-  const std::size_t o = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kMergeItems;
-  if (o < n) merge_pass_items<PAIRS>(keys_in, values_in, keys_out, values_out, n, width, o, is_float);
+// Where each block of a merge pass starts in its pair's first run: one thread per tile boundary.
+template <bool FLOAT>
+__global__ void merge_partitions(const std::uint32_t* keys, std::size_t n, std::size_t width, std::size_t* parts,
+                                 std::size_t boundaries) {
+  const std::size_t q = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q < boundaries) parts[q] = merge_partition<FLOAT>(keys, n, width, q);
+}
+
+// One merge pass over the whole array: runs of `width` keys (sorted, width a multiple of the
+// tile) merged in pairs, a block per 4096 outputs.
+template <bool PAIRS, bool FLOAT>
+__global__ void __launch_bounds__(kMergeThreads) merge_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+                                                            std::uint32_t* keys_out, std::uint32_t* values_out, std::size_t n,
+                                                            std::size_t width, const std::size_t* parts) {
+  __shared__ std::uint32_t sk[kMergeSlots];
+  __shared__ std::uint32_t sv[PAIRS ? kMergeSlots : 1];
+  const MergeTile m = merge_tile_of(n, width, blockIdx.x, parts);
+  const int count = static_cast<int>(m.count), la = static_cast<int>(m.a_hi - m.a_lo);
+  for (int e = static_cast<int>(threadIdx.x); e < count; e += kMergeThreads) {  // the first run's keys, then the second's
+    const std::size_t at = e < la ? m.a + m.a_lo + e : m.b + m.b_lo + (e - la);
+    sk[merge_slot(e)] = keys_in[at];
+    if (PAIRS) sv[merge_slot(e)] = values_in[at];
+  }
+  __syncthreads();
+  std::uint32_t key[kMergeItems];
+  int from[kMergeItems];
+  tile_merge_step<FLOAT, kMergeItems>(sk, la, count, static_cast<int>(threadIdx.x), key, from);
+  write_back<PAIRS>(sk, sv, key, from, count);
+  store_tile<PAIRS>(sk, sv, keys_out + m.o, PAIRS ? values_out + m.o : nullptr, count);
 }
 
 
@@ -625,19 +618,20 @@ int onesweep_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* val
   return launches;
 }
 
-template <bool PAIRS>
-int merge_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n, std::uint32_t* const kb[2],
-               std::uint32_t* const vb[2], Sorted& out, cudaStream_t stream) {
-  const bool is_float = t == KeyType::kFloat;
+template <bool PAIRS, bool FLOAT>
+int merge_sort(const std::uint32_t* keys, const std::uint32_t* values, std::size_t n, std::uint32_t* const kb[2],
+               std::uint32_t* const vb[2], std::size_t* parts, Sorted& out, cudaStream_t stream) {
   const std::size_t tiles = cudalab::ceil_div(n, static_cast<std::size_t>(kMergeTile));
-  merge_block_sort<PAIRS><<<static_cast<unsigned>(tiles), kMergeThreads, 0, stream>>>(keys, values, kb[0], vb[0], n,
-                                                                                     is_float);
+  merge_block_sort<PAIRS, FLOAT><<<static_cast<unsigned>(tiles), kMergeThreads, 0, stream>>>(keys, values, kb[0], vb[0], n);
   CUDA_CHECK_LAUNCH("merge_block_sort");
   int launches = 1, cur = 0;
-  const std::size_t threads = cudalab::ceil_div(n, static_cast<std::size_t>(kMergeItems));
-  const auto blocks = static_cast<unsigned>(cudalab::ceil_div(threads, std::size_t{256}));
-  for (std::size_t width = kMergeTile; width < n; width *= 2, cur ^= 1, ++launches) {
-    merge_pass<PAIRS><<<blocks, 256, 0, stream>>>(kb[cur], vb[cur], kb[cur ^ 1], vb[cur ^ 1], n, width, is_float);
+  const std::size_t boundaries = tiles + 1;
+  const auto search_blocks = static_cast<unsigned>(cudalab::ceil_div(boundaries, std::size_t{256}));
+  for (std::size_t width = kMergeTile; width < n; width *= 2, cur ^= 1, launches += 2) {
+    merge_partitions<FLOAT><<<search_blocks, 256, 0, stream>>>(kb[cur], n, width, parts, boundaries);
+    CUDA_CHECK_LAUNCH("merge_partitions");
+    merge_pass<PAIRS, FLOAT><<<static_cast<unsigned>(tiles), kMergeThreads, 0, stream>>>(kb[cur], vb[cur], kb[cur ^ 1],
+                                                                                       vb[cur ^ 1], n, width, parts);
     CUDA_CHECK_LAUNCH("merge_pass");
   }
   out.keys = kb[cur];
@@ -660,6 +654,7 @@ struct Job {
   std::uint32_t* scan_sums;
   unsigned long long* sweep_state;
   unsigned* sweep_tiles;
+  std::size_t* merge_parts;
   cudaStream_t stream;
 };
 
@@ -693,8 +688,13 @@ int run_bitonic(const Job& j, Sorted& out) {
 }
 
 int run_merge(const Job& j, Sorted& out) {
-  return j.values ? merge_sort<true>(j.t, j.keys, j.values, j.n, j.kb, j.vb, out, j.stream)
-                  : merge_sort<false>(j.t, j.keys, nullptr, j.n, j.kb, j.vb, out, j.stream);
+  const bool is_float = j.t == KeyType::kFloat;
+  if (j.values) {
+    return is_float ? merge_sort<true, true>(j.keys, j.values, j.n, j.kb, j.vb, j.merge_parts, out, j.stream)
+                    : merge_sort<true, false>(j.keys, j.values, j.n, j.kb, j.vb, j.merge_parts, out, j.stream);
+  }
+  return is_float ? merge_sort<false, true>(j.keys, nullptr, j.n, j.kb, j.vb, j.merge_parts, out, j.stream)
+                  : merge_sort<false, false>(j.keys, nullptr, j.n, j.kb, j.vb, j.merge_parts, out, j.stream);
 }
 
 template <int BITS>
@@ -723,8 +723,8 @@ const std::vector<Row>& ladder() {
        "a bitonic network: compare-exchange steps, those within 2048 keys in shared memory (keys only: not stable)", false,
        run_bitonic},
       {Variant::kMerge, "merge",
-       "merge sort: 1024-key tiles sorted in shared memory, then a merge pass per doubling, each thread's 8 outputs "
-       "placed by a co-rank search (stable)",
+       "merge sort: 4096-key tiles sorted (16 keys a thread in registers, then merged in shared memory), then per "
+       "doubling a merge-path search per tile in global memory and each tile merged in shared memory (stable)",
        true, run_merge},
       {Variant::kRadix1, "radix1",
        "LSD radix, 1-bit digits: 32 passes, each the split of PMPP chapter 13 (the keys with the bit clear, then "
@@ -762,7 +762,8 @@ Workspace::Workspace(std::size_t capacity, bool pairs)
                                                             static_cast<std::size_t>(kRadixTile)))),
       scan_sums_(counts_.size() / (kScanTile - 1) + 64),
       sweep_state_(counts_.size()),
-      sweep_tiles_(kSweepPasses) {}
+      sweep_tiles_(kSweepPasses),
+      merge_parts_(cudalab::ceil_div(std::max<std::size_t>(capacity, 1), static_cast<std::size_t>(kMergeTile)) + 1) {}
 
 void Workspace::poison() {
   for (auto* b : {&keys_[0], &keys_[1], &values_[0], &values_[1]}) {
@@ -796,6 +797,7 @@ Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t
                 ws.scan_sums_.data(),
                 ws.sweep_state_.data(),
                 ws.sweep_tiles_.data(),
+                ws.merge_parts_.data(),
                 stream};
   out.launches = row_of(v).run(job, out);
   return out;

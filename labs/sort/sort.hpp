@@ -69,6 +69,7 @@ class Workspace {
   cudalab::DeviceBuffer<std::uint32_t> counts_, scan_sums_;
   cudalab::DeviceBuffer<unsigned long long> sweep_state_;  // the one-sweep look-back: a word per tile and digit
   cudalab::DeviceBuffer<unsigned> sweep_tiles_;            // its tile counter, one per pass
+  cudalab::DeviceBuffer<std::size_t> merge_parts_;         // the merge passes' partitions, one per tile boundary
 };
 
 // cub::DeviceRadixSort::SortKeys / SortPairs on the same data, into its own buffers.

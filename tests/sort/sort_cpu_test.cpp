@@ -1,15 +1,18 @@
 // The sort lab's CPU side: the sort bits (floats' total order, -0.0 as +0.0), the CPU's stable
 // radix sort against std::stable_sort, the inputs of every distribution, the check (a wrong key,
 // an unstable pair, a changed bit, and the orders an unstable float sort may take), the variant
-// table.
+// table, and the merge sort's kernels run thread by thread on the CPU (merge.hpp's steps, as the
+// GPU runs them) against the reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "merge.hpp"
 #include "reference.hpp"
 #include "sort.hpp"
 
@@ -201,3 +204,182 @@ TEST(FreshExponentShift, ShiftsNormalFloatsExactlyAndKeepsTheSpecials) {
 }
 
 }  // namespace
+
+namespace {
+
+// The merge sort of sort.cu, run on the CPU: the same steps (merge.hpp) for every thread of every
+// block, with each barrier of the kernels a point where every thread has finished the step before.
+// A step that reads shared memory writes its outputs to the thread's registers (here an array per
+// thread); the write-back comes after all threads have read, as the kernels' barrier orders it.
+template <bool FLOAT, bool PAIRS>
+struct MergeEmulation {
+  using Regs = std::vector<std::array<std::uint32_t, sort::kMergeItems>>;
+  using From = std::vector<std::array<int, sort::kMergeItems>>;
+  std::vector<std::uint32_t> sk = std::vector<std::uint32_t>(sort::kMergeSlots),
+                             sv = std::vector<std::uint32_t>(sort::kMergeSlots);
+  Regs key = Regs(sort::kMergeThreads), value = Regs(sort::kMergeThreads);
+  From from = From(sort::kMergeThreads);
+
+  void write_back(int count) {
+    for (int t = 0; t < sort::kMergeThreads; ++t) {
+      for (int i = 0; i < sort::kMergeItems; ++i) value[t][i] = PAIRS ? sv[sort::merge_slot(from[t][i])] : 0u;
+    }
+    for (int t = 0; t < sort::kMergeThreads; ++t) {
+      for (int i = 0; i < sort::kMergeItems; ++i) {
+        const int at = t * sort::kMergeItems + i;
+        if (at >= count) continue;
+        sk[sort::merge_slot(at)] = key[t][i];
+        sv[sort::merge_slot(at)] = value[t][i];
+      }
+    }
+  }
+  template <typename Step>
+  void each_thread(Step step) {
+    for (int t = 0; t < sort::kMergeThreads; ++t) {
+      std::uint32_t k[sort::kMergeItems];
+      int f[sort::kMergeItems];
+      step(t, k, f);
+      std::copy(k, k + sort::kMergeItems, key[t].begin());
+      std::copy(f, f + sort::kMergeItems, from[t].begin());
+    }
+  }
+
+  void block_sort(const std::uint32_t* keys, const std::uint32_t* values, std::uint32_t* keys_out,
+                  std::uint32_t* values_out, std::size_t n, std::size_t block) {
+    const std::size_t base = block * sort::kMergeTile;
+    const int count = static_cast<int>(std::min<std::size_t>(n - base, sort::kMergeTile));
+    for (int e = 0; e < sort::kMergeTile; ++e) {
+      sk[sort::merge_slot(e)] = e < count ? keys[base + e] : (FLOAT ? 0x7FFFFFFFu : 0xFFFFFFFFu);
+      sv[sort::merge_slot(e)] = e < count && PAIRS ? values[base + e] : 0u;
+    }
+    for (int t = 0; t < sort::kMergeThreads; ++t) {
+      std::uint32_t k[sort::kMergeItems], v[sort::kMergeItems];
+      for (int i = 0; i < sort::kMergeItems; ++i) {
+        k[i] = sk[sort::merge_slot(t * sort::kMergeItems + i)];
+        v[i] = sv[sort::merge_slot(t * sort::kMergeItems + i)];
+      }
+      sort::sort_registers<FLOAT, PAIRS, sort::kMergeItems>(k, v);
+      std::copy(k, k + sort::kMergeItems, key[t].begin());
+      std::copy(v, v + sort::kMergeItems, value[t].begin());
+    }
+    for (int t = 0; t < sort::kMergeThreads; ++t) {
+      for (int i = 0; i < sort::kMergeItems; ++i) {
+        sk[sort::merge_slot(t * sort::kMergeItems + i)] = key[t][i];
+        sv[sort::merge_slot(t * sort::kMergeItems + i)] = value[t][i];
+      }
+    }
+    for (int width = sort::kMergeItems; width < sort::kMergeTile; width *= 2) {
+      each_thread([&](int t, std::uint32_t(&k)[sort::kMergeItems], int(&f)[sort::kMergeItems]) {
+        sort::block_merge_step<FLOAT, sort::kMergeItems>(sk.data(), width, t, k, f);
+      });
+      write_back(sort::kMergeTile);
+    }
+    for (int e = 0; e < count; ++e) {
+      keys_out[base + e] = sk[sort::merge_slot(e)];
+      if (PAIRS) values_out[base + e] = sv[sort::merge_slot(e)];
+    }
+  }
+
+  void pass_block(const std::uint32_t* keys, const std::uint32_t* values, std::uint32_t* keys_out, std::uint32_t* values_out,
+                  std::size_t n, std::size_t width, const std::size_t* parts, std::size_t block) {
+    const sort::MergeTile m = sort::merge_tile_of(n, width, block, parts);
+    const int count = static_cast<int>(m.count), la = static_cast<int>(m.a_hi - m.a_lo);
+    ASSERT_EQ(m.count, (m.a_hi - m.a_lo) + (m.b_hi - m.b_lo)) << "block " << block << " width " << width;
+    for (int e = 0; e < count; ++e) {
+      const std::size_t at = e < la ? m.a + m.a_lo + e : m.b + m.b_lo + (e - la);
+      sk[sort::merge_slot(e)] = keys[at];
+      sv[sort::merge_slot(e)] = PAIRS ? values[at] : 0u;
+    }
+    each_thread([&](int t, std::uint32_t(&k)[sort::kMergeItems], int(&f)[sort::kMergeItems]) {
+      sort::tile_merge_step<FLOAT, sort::kMergeItems>(sk.data(), la, count, t, k, f);
+    });
+    write_back(count);
+    for (int e = 0; e < count; ++e) {
+      keys_out[m.o + e] = sk[sort::merge_slot(e)];
+      if (PAIRS) values_out[m.o + e] = sv[sort::merge_slot(e)];
+    }
+  }
+
+  // The whole sort: the block sort, then per pass the partitions and the blocks; returns the passes.
+  int run(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values) {
+    const std::size_t n = keys.size();
+    const std::size_t tiles = (n + sort::kMergeTile - 1) / sort::kMergeTile;
+    std::vector<std::uint32_t> kb[2] = {std::vector<std::uint32_t>(n), std::vector<std::uint32_t>(n)};
+    std::vector<std::uint32_t> vb[2] = {std::vector<std::uint32_t>(n), std::vector<std::uint32_t>(n)};
+    for (std::size_t q = 0; q < tiles; ++q) block_sort(keys.data(), values.data(), kb[0].data(), vb[0].data(), n, q);
+    int cur = 0, passes = 0;
+    std::vector<std::size_t> parts(tiles + 1);
+    for (std::size_t width = sort::kMergeTile; width < n; width *= 2, cur ^= 1, ++passes) {
+      for (std::size_t q = 0; q <= tiles; ++q) parts[q] = sort::merge_partition<FLOAT>(kb[cur].data(), n, width, q);
+      for (std::size_t q = 0; q < tiles; ++q) {
+        pass_block(kb[cur].data(), vb[cur].data(), kb[cur ^ 1].data(), vb[cur ^ 1].data(), n, width, parts.data(), q);
+      }
+    }
+    keys = kb[cur];
+    if (PAIRS) values = vb[cur];
+    return passes;
+  }
+};
+
+template <bool FLOAT, bool PAIRS>
+void expect_merge_sort_sorts(std::size_t n, sort::Dist d, int passes) {
+  const KeyType t = FLOAT ? KeyType::kFloat : KeyType::kU32;
+  const std::vector<std::uint32_t> keys = sort::make_keys(n, t, d, 1000 + n);
+  const std::vector<std::uint32_t> values = cudalab::random_vector<std::uint32_t>(n, 2000 + n, 0u, 0xFFFFFFFFu);
+  const sort::Answer want = sort::reference(keys, PAIRS ? &values : nullptr, t);
+  std::vector<std::uint32_t> k = keys, v = values;
+  MergeEmulation<FLOAT, PAIRS> emulation;
+  EXPECT_EQ(emulation.run(k, v), passes) << n;
+  const std::string what = std::string(sort::key_type_name(t)) + (PAIRS ? " pairs " : " keys ") + sort::dist_name(d) +
+                           " n=" + std::to_string(n);
+  EXPECT_EQ(sort::first_mismatch(want, k.data(), PAIRS ? v.data() : nullptr, t, true, what.c_str()), n) << what;
+}
+
+}  // namespace
+
+// Sizes around the tile (4096) and the thread's 16 keys, and 70,001 keys (5 global passes with a
+// short last pair); every distribution, float keys with their specials, pairs for stability.
+TEST(MergeSortSteps, TheKernelsStepsRunThreadByThreadSortStably) {
+  const std::size_t tile = sort::kMergeTile;
+  const std::vector<std::pair<std::size_t, int>> sizes{{1, 0},        {2, 0},        {15, 0},           {16, 0},
+                                                       {17, 0},       {4095, 0},     {4096, 0},         {4097, 1},
+                                                       {2 * tile, 1}, {2 * tile + 1, 2}, {3 * tile + 5, 2}, {70001, 5}};
+  for (const auto& [n, passes] : sizes) {
+    for (sort::Dist d : {sort::Dist::kUniform, sort::Dist::kFew, sort::Dist::kSorted, sort::Dist::kReversed, sort::Dist::kEqual}) {
+      expect_merge_sort_sorts<false, false>(n, d, passes);
+      expect_merge_sort_sorts<true, false>(n, d, passes);
+      expect_merge_sort_sorts<false, true>(n, d, passes);
+    }
+  }
+}
+
+// Merge path at the corners: an empty run, every key of a before b's (and after), ties (a first).
+TEST(MergeSortSteps, MergePathTakesEqualKeysFromTheFirstRun) {
+  const std::vector<std::uint32_t> a{1, 2, 2, 5}, b{2, 2, 3};
+  const auto at_a = [&](int i) { return a[static_cast<std::size_t>(i)]; };
+  const auto at_b = [&](int j) { return b[static_cast<std::size_t>(j)]; };
+  // the stable merge: 1a 2a 2a 2b 2b 3b 5a
+  const int from_a[] = {0, 1, 2, 3, 3, 3, 3, 4};
+  for (int diag = 0; diag <= 7; ++diag) {
+    EXPECT_EQ((sort::merge_path<false, int>(at_a, 4, at_b, 3, diag)), from_a[diag]) << diag;
+  }
+  EXPECT_EQ((sort::merge_path<false, int>(at_a, 4, at_b, 0, 3)), 3);
+  EXPECT_EQ((sort::merge_path<false, int>(at_a, 0, at_b, 3, 2)), 0);
+}
+
+// The padded tile: a warp's 32 consecutive keys and its 32 threads' runs of 16 keys (the i-th of
+// each) fall in 32 different banks.
+TEST(MergeSortSteps, ThePaddedTileIsFreeOfBankConflicts) {
+  for (int warp = 0; warp < sort::kMergeThreads / 32; ++warp) {
+    for (int i = 0; i < sort::kMergeItems; ++i) {
+      std::vector<bool> striped(32, false), blocked(32, false);
+      for (int lane = 0; lane < 32; ++lane) {
+        const int t = warp * 32 + lane;
+        striped[static_cast<std::size_t>(sort::merge_slot(i * sort::kMergeThreads + t) % 32)] = true;
+        blocked[static_cast<std::size_t>(sort::merge_slot(t * sort::kMergeItems + i) % 32)] = true;
+      }
+      EXPECT_EQ(std::count(striped.begin(), striped.end(), true), 32) << warp << " " << i;
+      EXPECT_EQ(std::count(blocked.begin(), blocked.end(), true), 32) << warp << " " << i;
+    }
+  }
+}

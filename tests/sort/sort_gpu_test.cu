@@ -1,6 +1,6 @@
 // Every sort variant and CUB against the CPU's stable sort: uint32 and float keys, and pairs, at
-// sizes around the tiles (the radix sort's 4096 keys, the bitonic network's 2048, the merge
-// sort's 1024 and powers of two), for every distribution (uniform, sorted, reversed, all equal,
+// sizes around the tiles (the radix sort's and the merge sort's 4096 keys, the bitonic network's
+// 2048, the merge sort's first version's 1024, and powers of two), for every distribution (uniform, sorted, reversed, all equal,
 // 16 distinct), on keys drawn from the run's seed, into poisoned outputs; a non-stable variant
 // refused for pairs.
 #include <gtest/gtest.h>
