@@ -340,11 +340,11 @@ __device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
 }
 __device__ __forceinline__ unsigned lds32(const uint16_t* p) { return *reinterpret_cast<const unsigned*>(p); }
 
-// rows x D BF16 of a [tokens][D] tensor from `row0` into shared memory (LD elements a row), 16
+// ROWS x D BF16 of a [tokens][D] tensor from `row0` into shared memory (LD elements a row), 16
 // bytes a piece; rows past `rows_total` are zeros.
-template <int D, int LD>
+template <int D, int LD, int ROWS>
 __device__ __forceinline__ void load_rows(uint16_t* s, const uint16_t* __restrict__ g, int row0, int rows_total) {
-  constexpr int kPieces = kMmaKeys * D / 8;
+  constexpr int kPieces = ROWS * D / 8;
   for (int i = threadIdx.x; i < kPieces; i += kMmaThreads) {
     const int r = i / (D / 8), c = (i % (D / 8)) * 8;
     uint4 piece = make_uint4(0, 0, 0, 0);
@@ -386,8 +386,10 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
   const uint16_t* vh = v + static_cast<size_t>(head) * kv_len * D;
   const int ra = q0 + warp * 16 + g, rb = ra + 8;  // this thread's two rows
 
-  // Q's 64 rows through stage 1's K buffer once; each warp keeps its 16 rows as A fragments.
-  load_rows<D, LD>(k_stage(1), qh, q0, q_len);
+  // Q's rows through stage 1's K buffer (and its V buffer after it, for more than kMmaKeys rows)
+  // once; each warp keeps its 16 rows as A fragments.
+  static_assert(kMmaRows <= 2 * kMmaKeys && kMmaThreads == 2 * kMmaRows, "Q fits stage 1; a warp per 16 rows");
+  load_rows<D, LD, kMmaRows>(k_stage(1), qh, q0, q_len);
   __syncthreads();
   unsigned qa[KS][4];
   {
