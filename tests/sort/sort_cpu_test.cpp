@@ -222,7 +222,10 @@ struct MergeEmulation {
 
   void write_back(int count) {
     for (int t = 0; t < sort::kMergeThreads; ++t) {
-      for (int i = 0; i < sort::kMergeItems; ++i) value[t][i] = PAIRS ? sv[sort::merge_slot(from[t][i])] : 0u;
+      for (int i = 0; i < sort::kMergeItems; ++i) {
+        const int at = t * sort::kMergeItems + i;
+        value[t][i] = PAIRS ? sv.at(static_cast<std::size_t>(sort::merge_slot(from[t][i]))) : 0u;
+      }
     }
     for (int t = 0; t < sort::kMergeThreads; ++t) {
       for (int i = 0; i < sort::kMergeItems; ++i) {
@@ -337,13 +340,15 @@ void expect_merge_sort_sorts(std::size_t n, sort::Dist d, int passes) {
 
 }  // namespace
 
-// Sizes around the tile (4096) and the thread's 16 keys, and 70,001 keys (5 global passes with a
-// short last pair); every distribution, float keys with their specials, pairs for stability.
+// Sizes around the tile (4096) and the thread's 16 keys, last tiles nearly full (3 x 4096 - 1:
+// the last block's threads past its outputs run off both runs' ends), and 70,001 keys (5 global
+// passes with a short last pair); every distribution, float keys with their specials, pairs for stability.
 TEST(MergeSortSteps, TheKernelsStepsRunThreadByThreadSortStably) {
   const std::size_t tile = sort::kMergeTile;
   const std::vector<std::pair<std::size_t, int>> sizes{{1, 0},        {2, 0},        {15, 0},           {16, 0},
                                                        {17, 0},       {4095, 0},     {4096, 0},         {4097, 1},
-                                                       {2 * tile, 1}, {2 * tile + 1, 2}, {3 * tile + 5, 2}, {70001, 5}};
+                                                       {2 * tile, 1}, {2 * tile + 1, 2}, {3 * tile + 5, 2}, {3 * tile - 1, 2},
+                                                       {5 * tile - 3, 3}, {70001, 5}};
   for (const auto& [n, passes] : sizes) {
     for (sort::Dist d : {sort::Dist::kUniform, sort::Dist::kFew, sort::Dist::kSorted, sort::Dist::kReversed, sort::Dist::kEqual}) {
       expect_merge_sort_sorts<false, false>(n, d, passes);
