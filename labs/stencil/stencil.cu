@@ -98,8 +98,10 @@ __global__ void __launch_bounds__(kBx* kBy) conv_shared(const float* __restrict_
 // of the 2R + 1 input rows it reads the kOx + 2R inputs its outputs need from the shared tile into
 // registers (16-byte loads), and every one of them serves up to kOx taps: kOx (2R + 1) FMAs per
 // kOx + 2R shared loads (204 per 28 at R = 8), where the one-output tile does one load per FMA.
-// R is a template argument, so the tap loops unroll; the weights come from constant memory, one
-// load per tap and row, the same address for every lane (a broadcast).
+// R is a template argument, so the tap and row loops unroll and every weight is an FMA operand
+// read from the constant bank: no load per tap and row (with the row loop kept rolled, each tap
+// cost a constant load; unrolling it took R = 8 from 55.8 % to 60.8 % of the FP32 peak on an
+// H100, at 40 registers and no spills).
 // Why 12: the 8 lanes of a quarter warp (the threads one 16-byte shared load serves at a time)
 // start 12 floats apart, at banks 12 k mod 32 = 0, 12, 24, 4, 16, 28, 8, 20, and each load covers
 // 4 banks from there: all 32 banks once, no conflict, with rows that need no padding. With 8
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __re
   float acc[kOx];
 #pragma unroll
   for (int k = 0; k < kOx; ++k) acc[k] = 0.0f;
-#pragma unroll 1  // a row's code (204 FMAs at R = 8) stays small in the instruction cache
+#pragma unroll
   for (int dy = 0; dy <= 2 * R; ++dy) {
     const float* row = tile + (ty + dy) * T::kCols + tx * kOx;  // 16-byte aligned: kCols and kOx are multiples of 4
     float win[4 * T::kVectors];
