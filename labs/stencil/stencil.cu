@@ -10,6 +10,7 @@
 #include "stencil.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -111,12 +112,19 @@ __global__ void __launch_bounds__(kBx* kBy) conv_shared(const float* __restrict_
 constexpr int kOx = 12;               // outputs per thread along x
 constexpr int kRegTileX = kBx * kOx;  // 384 outputs per block row
 
+// The tile's column 0 is the image's column x0 - kPad, kPad the radius rounded up to 4, so that
+// every 16-byte piece of a tile row is a 16-byte piece of an image row (when nx is a multiple of
+// 4): the block loads its tile 16 bytes at a time. A thread's window then starts kShift = kPad - R
+// floats into its first 16-byte load.
 template <int R>
 struct RegTile {
-  static constexpr int kWindow = kOx + 2 * R;                 // inputs one thread's row needs
-  static constexpr int kVectors = (kWindow + 3) / 4;           // 16-byte loads per row
-  static constexpr int kCols = kRegTileX - kOx + 4 * kVectors;  // >= kRegTileX + 2R, a multiple of 4
+  static constexpr int kPad = (R + 3) / 4 * 4;
+  static constexpr int kShift = kPad - R;
+  static constexpr int kWindow = kOx + 2 * R;                    // inputs one thread's row needs
+  static constexpr int kVectors = (kShift + kWindow + 3) / 4;     // 16-byte loads per row
+  static constexpr int kCols = kRegTileX - kOx + 4 * kVectors;     // >= kPad + kRegTileX + R, a multiple of 4
   static constexpr int kRows = kBy + 2 * R;
+  static_assert(kCols % 4 == 0 && kCols >= kPad + kRegTileX + R, "the tile holds every column the block reads");
 };
 static_assert(RegTile<kMaxRadius>::kRows * RegTile<kMaxRadius>::kCols * 4 <= 48 * 1024, "the tile fits static shared memory");
 
@@ -127,10 +135,25 @@ __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __re
   __shared__ __align__(16) float tile[T::kRows * T::kCols];
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const int x0 = static_cast<int>(blockIdx.x) * kRegTileX, y0 = static_cast<int>(blockIdx.y) * kBy;
-  // tile cell (sy, sx) holds the input at row y0 + sy - R, column x0 + sx - R, clamped
-  for (int i = ty * kBx + tx; i < T::kRows * T::kCols; i += kBx * kBy) {
-    const int sy = i / T::kCols, sx = i - sy * T::kCols;
-    tile[i] = in[static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx + clampi(x0 + sx - R, nx - 1)];
+  // tile cell (sy, sx) holds the input at row y0 + sy - R, column x0 + sx - kPad, clamped
+  if ((nx & 3) == 0 && (reinterpret_cast<std::uintptr_t>(in) & 15) == 0) {
+    // 16 bytes at a time: a piece lies wholly inside the row or wholly past one of its ends (nx
+    // and the piece's first column are multiples of 4); one past an end is read cell by cell, clamped
+    constexpr int kPieces = T::kCols / 4;
+    for (int i = ty * kBx + tx; i < T::kRows * kPieces; i += kBx * kBy) {
+      const int sy = i / kPieces, sp = i - sy * kPieces;
+      const float* src = in + static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx;
+      const int gx = x0 - T::kPad + 4 * sp;
+      const float4 v = gx >= 0 && gx < nx ? *reinterpret_cast<const float4*>(src + gx)
+                                          : make_float4(src[clampi(gx, nx - 1)], src[clampi(gx + 1, nx - 1)],
+                                                        src[clampi(gx + 2, nx - 1)], src[clampi(gx + 3, nx - 1)]);
+      *reinterpret_cast<float4*>(tile + sy * T::kCols + 4 * sp) = v;
+    }
+  } else {
+    for (int i = ty * kBx + tx; i < T::kRows * T::kCols; i += kBx * kBy) {
+      const int sy = i / T::kCols, sx = i - sy * T::kCols;
+      tile[i] = in[static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx + clampi(x0 + sx - T::kPad, nx - 1)];
+    }
   }
   __syncthreads();
   float acc[kOx];
@@ -152,7 +175,7 @@ __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __re
     for (int dx = 0; dx <= 2 * R; ++dx) {
       const float w = c_filter[dy * (2 * R + 1) + dx];
 #pragma unroll
-      for (int k = 0; k < kOx; ++k) acc[k] = fmaf(w, win[k + dx], acc[k]);
+      for (int k = 0; k < kOx; ++k) acc[k] = fmaf(w, win[T::kShift + k + dx], acc[k]);
     }
   }
   const int y = y0 + ty, x = x0 + tx * kOx;

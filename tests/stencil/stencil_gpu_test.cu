@@ -66,11 +66,13 @@ class ConvVariants : public ::testing::TestWithParam<Variant> {};
 // 1 x 1 and 5 x 3: smaller than the filter (every read clamps); 33 x 9, 97 x 45: one past a tile
 // in x, odd in y; 385: one past conv_register_tile's 384-wide tile (a row that is no multiple of 4:
 // its stores one by one); 1000 x 333: many tiles, none of their multiples (a multiple of 4: the
-// register tile's 16-byte stores, and its last thread's 4 outputs one by one); radii 1, 2, 3 and 8.
+// register tile's 16-byte loads and stores, its pieces past the row's ends read cell by cell, and
+// its last thread's 4 outputs one by one); radii 1, 2, 3, 5 and 8 (the register tile's windows
+// start 3, 2, 1, 3 and 0 floats into their first 16-byte load).
 TEST_P(ConvVariants, MatchTheCpuAtEveryShape) {
   CUDALAB_REQUIRE_GPU();
   const Variant v = GetParam();
-  for (int r : {1, 2, 3, 8}) {
+  for (int r : {1, 2, 3, 5, 8}) {
     for (int nx : {1, 5, 33, 97, 385, 1000}) {
       for (int ny : {1, 3, 9, 45, 333}) {
         ConvCase& c = cudalab::testing::cached<ConvCase>(std::make_tuple(nx, ny, r));
