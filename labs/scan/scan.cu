@@ -353,7 +353,12 @@ __device__ __forceinline__ std::size_t item_index(std::size_t first, int k) {
 // One pass: each tile counts what it keeps, scans the flags in the block (each kept element's
 // place in the tile), learns from the look-back how many the tiles before it kept, and writes
 // its kept elements there. The last tile writes the total. Counts are 32-bit (n < 2^32).
-template <typename T, int B, int ITEMS>
+// STAGED: the kept elements go first into shared memory at their places in the tile, and the
+// block writes them out from there as one run: thread t the t-th, t + B-th, ... of them, so
+// that a warp's 32 stores are 32 consecutive elements (128 bytes). Without it each lane stores
+// its own kept elements where they land, and a warp's stores spread over about twice the bytes
+// they write, in pieces.
+template <typename T, int B, int ITEMS, bool STAGED>
 __global__ void __launch_bounds__(B) select_single_pass(const T* in, T* out, std::size_t n, unsigned long long* count,
                                                         unsigned long long* state, unsigned long long* ticket,
                                                         long long tiles, bool vec) {
@@ -369,9 +374,19 @@ __global__ void __launch_bounds__(B) select_single_pass(const T* in, T* out, std
   for (int k = 0; k < ITEMS; ++k) kept[k] = place[k] != 0;
   const unsigned total = block_scan_items<unsigned, B, ITEMS>(place, true);
   const unsigned before = tile_prefix<unsigned>(state, tile, total);
+  if constexpr (STAGED) {
+    __shared__ T staged[B * ITEMS];
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    if (kept[k]) out[static_cast<std::size_t>(before) + place[k]] = v[k];
+    for (int k = 0; k < ITEMS; ++k) {
+      if (kept[k]) staged[place[k]] = v[k];
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < total; i += B) out[static_cast<std::size_t>(before) + i] = staged[i];
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      if (kept[k]) out[static_cast<std::size_t>(before) + place[k]] = v[k];
+    }
   }
   if (tile == tiles - 1 && threadIdx.x == 0) *count = static_cast<unsigned long long>(before) + total;
 }
@@ -548,6 +563,8 @@ const std::vector<Row>& ladder() {
       {Variant::kScanThenScatter, "scan_then_scatter",
        "3 steps: flag each element, scan the flags (decoupled_lookback), scatter the kept"},
       {Variant::kSinglePass, "single_pass", "1 pass: each tile scans its flags and looks back for the kept before it"},
+      {Variant::kSinglePassStaged, "single_pass_staged",
+       "the same pass, the tile's kept elements staged in shared memory and written out as one coalesced run"},
   };
   return rows;
 }
@@ -590,8 +607,15 @@ int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* c
   const std::size_t tiles = cudalab::ceil_div(n, std::size_t{kLookbackBlock} * kLookbackItems);
   unsigned long long* state = ws.state_.data();  // tiles' states, then the ticket counter
   CUDA_CHECK(cudaMemsetAsync(state, 0, (tiles + 1) * sizeof(unsigned long long), stream));
-  select_single_pass<T, kLookbackBlock, kLookbackItems><<<static_cast<unsigned>(tiles), kLookbackBlock, 0, stream>>>(
-      in, out, n, count, state, state + tiles, static_cast<long long>(tiles), cudalab::is_aligned(in, 16));
+  const auto grid = static_cast<unsigned>(tiles);
+  const bool vec = cudalab::is_aligned(in, 16);
+  if (v == Variant::kSinglePassStaged) {
+    select_single_pass<T, kLookbackBlock, kLookbackItems, true><<<grid, kLookbackBlock, 0, stream>>>(
+        in, out, n, count, state, state + tiles, static_cast<long long>(tiles), vec);
+  } else {
+    select_single_pass<T, kLookbackBlock, kLookbackItems, false><<<grid, kLookbackBlock, 0, stream>>>(
+        in, out, n, count, state, state + tiles, static_cast<long long>(tiles), vec);
+  }
   CUDA_CHECK_LAUNCH("select_single_pass");
   return 2;
 }

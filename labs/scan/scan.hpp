@@ -72,7 +72,7 @@ class CubScan {
 // same predicate. n is below 2^32: the look-back carries the kept counts as 32-bit values.
 namespace compaction {
 
-enum class Variant { kScanThenScatter, kSinglePass };
+enum class Variant { kScanThenScatter, kSinglePass, kSinglePassStaged };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 inline constexpr std::size_t kMaxN = 0xFFFFFFFFull;

@@ -158,12 +158,14 @@ TEST(CompactionReference, KeepsThePositivesInOrderAndTheCheckCatchesEachWayToBeW
 
 TEST(CompactionVariants, TableNames) {
   const auto& all = scan::compaction::all_variants();
-  ASSERT_EQ(all.size(), 2u);
+  ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(scan::compaction::variant_name(all.front()), "scan_then_scatter");
-  EXPECT_EQ(scan::compaction::variant_name(all.back()), "single_pass");
+  EXPECT_EQ(scan::compaction::variant_name(all.back()), "single_pass_staged");
   scan::compaction::Variant parsed{};
   EXPECT_TRUE(scan::compaction::parse_variant("single_pass", &parsed));
   EXPECT_EQ(parsed, scan::compaction::Variant::kSinglePass);
+  EXPECT_TRUE(scan::compaction::parse_variant("single_pass_staged", &parsed));
+  EXPECT_EQ(parsed, scan::compaction::Variant::kSinglePassStaged);
 }
 
 }  // namespace
