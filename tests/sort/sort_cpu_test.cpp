@@ -223,7 +223,6 @@ struct MergeEmulation {
   void write_back(int count) {
     for (int t = 0; t < sort::kMergeThreads; ++t) {
       for (int i = 0; i < sort::kMergeItems; ++i) {
-        const int at = t * sort::kMergeItems + i;
         value[t][i] = PAIRS ? sv.at(static_cast<std::size_t>(sort::merge_slot(from[t][i]))) : 0u;
       }
     }
