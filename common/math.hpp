@@ -31,7 +31,7 @@ CUDALAB_HD constexpr std::common_type_t<T, U> round_up(T a, U b) {
 }
 
 // True when p is a multiple of `bytes` (the vector kernels' 16-byte loads need 16).
-inline bool is_aligned(const void* p, std::size_t bytes) {
+CUDALAB_HD inline bool is_aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 

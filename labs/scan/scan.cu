@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "common/variants.hpp"
 #include "scan.hpp"
@@ -607,15 +608,12 @@ int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* c
   const std::size_t tiles = cudalab::ceil_div(n, std::size_t{kLookbackBlock} * kLookbackItems);
   unsigned long long* state = ws.state_.data();  // tiles' states, then the ticket counter
   CUDA_CHECK(cudaMemsetAsync(state, 0, (tiles + 1) * sizeof(unsigned long long), stream));
-  const auto grid = static_cast<unsigned>(tiles);
-  const bool vec = cudalab::is_aligned(in, 16);
-  if (v == Variant::kSinglePassStaged) {
-    select_single_pass<T, kLookbackBlock, kLookbackItems, true><<<grid, kLookbackBlock, 0, stream>>>(
-        in, out, n, count, state, state + tiles, static_cast<long long>(tiles), vec);
-  } else {
-    select_single_pass<T, kLookbackBlock, kLookbackItems, false><<<grid, kLookbackBlock, 0, stream>>>(
-        in, out, n, count, state, state + tiles, static_cast<long long>(tiles), vec);
-  }
+  cudalab::dispatch(cudalab::int_list<0, 1>{}, v == Variant::kSinglePassStaged ? 1 : 0, "compact: staged", [&](auto staged) {
+    select_single_pass<T, kLookbackBlock, kLookbackItems, decltype(staged)::value == 1>
+        <<<static_cast<unsigned>(tiles), kLookbackBlock, 0, stream>>>(in, out, n, count, state, state + tiles,
+                                                                      static_cast<long long>(tiles),
+                                                                      cudalab::is_aligned(in, 16));
+  });
   CUDA_CHECK_LAUNCH("select_single_pass");
   return 2;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/math.hpp"
+#include "sort.hpp"
 
 namespace sort {
 
@@ -18,13 +19,6 @@ constexpr int kMergeSlots = kMergeTile + kMergeTile / 32;  // the padded tile, i
 
 CUDALAB_HD inline int merge_slot(int e) { return e + (e >> 5); }
 
-// The bits a key sorts by (sort_bits of sort.hpp, with the key type a template argument).
-template <bool FLOAT>
-CUDALAB_HD inline std::uint32_t merge_bits(std::uint32_t raw) {
-  if (!FLOAT) return raw;
-  if (raw == 0x80000000u) raw = 0;
-  return (raw & 0x80000000u) ? ~raw : raw | 0x80000000u;
-}
 
 // Merge path (PMPP chapter 12's co-rank): of the first `diag` outputs of the stable merge of
 // a[0..la) and b[0..lb) (equal keys from a first), how many come from a. A binary search on the
@@ -36,7 +30,7 @@ CUDALAB_HD Index merge_path(A a, Index la, B b, Index lb, Index diag) {
   Index hi = diag < la ? diag : la;
   while (lo < hi) {
     const Index mid = lo + (hi - lo) / 2;
-    if (merge_bits<FLOAT>(b(diag - 1 - mid)) < merge_bits<FLOAT>(a(mid))) {
+    if (bits_of(b(diag - 1 - mid), FLOAT) < bits_of(a(mid), FLOAT)) {
       hi = mid;
     } else {
       lo = mid + 1;
@@ -58,7 +52,7 @@ CUDALAB_HD inline void serial_merge(const std::uint32_t* s, int a, int a_end, in
 #pragma unroll
 #endif
   for (int i = 0; i < ITEMS; ++i) {
-    const bool take_a = b >= b_end || (a < a_end && !(merge_bits<FLOAT>(kb) < merge_bits<FLOAT>(ka)));
+    const bool take_a = b >= b_end || (a < a_end && !(bits_of(kb, FLOAT) < bits_of(ka, FLOAT)));
     key[i] = take_a ? ka : kb;
     from[i] = take_a ? a : b;
     if (take_a) {
@@ -83,7 +77,7 @@ CUDALAB_HD inline void sort_registers(std::uint32_t (&key)[ITEMS], std::uint32_t
 #pragma unroll
 #endif
     for (int i = r & 1; i + 1 < ITEMS; i += 2) {
-      if (merge_bits<FLOAT>(key[i + 1]) < merge_bits<FLOAT>(key[i])) {
+      if (bits_of(key[i + 1], FLOAT) < bits_of(key[i], FLOAT)) {
         const std::uint32_t k = key[i];
         key[i] = key[i + 1];
         key[i + 1] = k;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "common/variants.hpp"
 #include "merge.hpp"
@@ -23,12 +24,6 @@
 namespace sort {
 
 namespace {
-
-__host__ __device__ __forceinline__ std::uint32_t bits_of(std::uint32_t raw, bool is_float) {
-  if (!is_float) return raw;
-  if (raw == 0x80000000u) raw = 0;
-  return (raw & 0x80000000u) ? ~raw : raw | 0x80000000u;
-}
 
 // ---- an exclusive scan of uint32 counts, any n: per-block sums, their scan (the same way, one
 // level up), then each block's scan plus its offset. (The scan lab teaches this and better; here
@@ -688,13 +683,13 @@ int run_bitonic(const Job& j, Sorted& out) {
 }
 
 int run_merge(const Job& j, Sorted& out) {
-  const bool is_float = j.t == KeyType::kFloat;
-  if (j.values) {
-    return is_float ? merge_sort<true, true>(j.keys, j.values, j.n, j.kb, j.vb, j.merge_parts, out, j.stream)
-                    : merge_sort<true, false>(j.keys, j.values, j.n, j.kb, j.vb, j.merge_parts, out, j.stream);
-  }
-  return is_float ? merge_sort<false, true>(j.keys, nullptr, j.n, j.kb, j.vb, j.merge_parts, out, j.stream)
-                  : merge_sort<false, false>(j.keys, nullptr, j.n, j.kb, j.vb, j.merge_parts, out, j.stream);
+  using Flags = cudalab::int_list<0, 1>;
+  return cudalab::dispatch(Flags{}, j.values ? 1 : 0, "merge: pairs", [&](auto pairs) {
+    return cudalab::dispatch(Flags{}, j.t == KeyType::kFloat ? 1 : 0, "merge: float keys", [&](auto is_float) {
+      return merge_sort<decltype(pairs)::value == 1, decltype(is_float)::value == 1>(j.keys, j.values, j.n, j.kb, j.vb,
+                                                                                   j.merge_parts, out, j.stream);
+    });
+  });
 }
 
 template <int BITS>

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "common/math.hpp"
 #include "common/variants.hpp"
 
 namespace sort {
@@ -31,12 +32,14 @@ const char* key_type_name(KeyType t);
 // Whether the variant is a stable sort (pairs need one: bitonic is not).
 bool is_stable(Variant v);
 
-// The bits a key sorts by: its own for uint32; the sign flip, with -0.0 as +0.0, for float.
-inline std::uint32_t sort_bits(std::uint32_t raw, KeyType t) {
-  if (t == KeyType::kU32) return raw;
+// The bits a key sorts by: its own for uint32; the sign flip, with -0.0 as +0.0, for float (the
+// kernels' and the CPU's one definition).
+CUDALAB_HD inline std::uint32_t bits_of(std::uint32_t raw, bool is_float) {
+  if (!is_float) return raw;
   if (raw == 0x80000000u) raw = 0;  // -0.0 sorts as +0.0
   return (raw & 0x80000000u) ? ~raw : raw | 0x80000000u;
 }
+inline std::uint32_t sort_bits(std::uint32_t raw, KeyType t) { return bits_of(raw, t == KeyType::kFloat); }
 
 class Workspace;
 

@@ -10,7 +10,6 @@
 #include "stencil.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -136,7 +135,7 @@ __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __re
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const int x0 = static_cast<int>(blockIdx.x) * kRegTileX, y0 = static_cast<int>(blockIdx.y) * kBy;
   // tile cell (sy, sx) holds the input at row y0 + sy - R, column x0 + sx - kPad, clamped
-  if ((nx & 3) == 0 && (reinterpret_cast<std::uintptr_t>(in) & 15) == 0) {
+  if ((nx & 3) == 0 && cudalab::is_aligned(in, 16)) {
     // 16 bytes at a time: a piece lies wholly inside the row or wholly past one of its ends (nx
     // and the piece's first column are multiples of 4); one past an end is read cell by cell, clamped
     constexpr int kPieces = T::kCols / 4;
