@@ -116,6 +116,23 @@ __device__ __forceinline__ std::size_t radix_index(std::size_t tile, int k) {
   return tile * kRadixTile + static_cast<std::size_t>(k) * kRadixThreads + threadIdx.x;
 }
 
+// The lanes of the warp whose label equals this lane's (labels below 2^BITS): a vote per bit,
+// each lane keeping the lanes that agree with it on that bit. BITS votes and ands, whatever the
+// labels. __match_any_sync gives the same mask in one instruction, but that instruction's cost
+// grows with the number of distinct labels in the warp (the histogram lab measures it): with
+// 8-bit digits, about 30 in a warp of random keys.
+template <int BITS>
+__device__ __forceinline__ unsigned match_label(unsigned label) {
+  unsigned peers = 0xffffffffu;
+#pragma unroll
+  for (int b = 0; b < BITS; ++b) {
+    const bool one = (label >> b) & 1u;
+    const unsigned ones = __ballot_sync(0xffffffffu, one);
+    peers &= one ? ones : ~ones;
+  }
+  return peers;
+}
+
 // Pass 1 of 3: how many keys of each digit the tile holds, into counts[digit * tiles + tile]
 // (digit-major: the exclusive scan of that array is where each tile's keys of each digit go).
 template <int BITS>
@@ -148,7 +165,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_count(const std::uint32_t
 }
 
 // The scatter of one tile: every key to base[digit] plus its rank among the tile's keys of its
-// digit that come before it. A round of 256 keys at a time: within a warp, __match_any_sync finds
+// digit that come before it. A round of 256 keys at a time: within a warp, match_label finds
 // the lanes of the same digit and the lower ones count; the warps before add theirs
 // (warp_counts); the rounds before add theirs (running, zero at the start). base and running are
 // written by the caller before its barrier; the first round's barrier covers them.
@@ -168,7 +185,7 @@ __device__ void scatter_rounds(const std::uint32_t* keys_in, const std::uint32_t
     const bool valid = i < n;
     const std::uint32_t key = valid ? keys_in[i] : 0u;
     const int digit = valid ? static_cast<int>((bits_of(key, is_float) >> shift) & (kDigits - 1)) : kDigits;
-    const unsigned peers = __match_any_sync(0xffffffffu, digit);
+    const unsigned peers = match_label<BITS + 1>(static_cast<unsigned>(digit));  // kDigits (no key) is a label too
     const unsigned lower = static_cast<unsigned>(__popc(peers & ((1u << lane) - 1u)));
     if (valid && lower == 0) warp_counts[warp][digit] = static_cast<std::uint32_t>(__popc(peers));
     __syncthreads();
@@ -256,7 +273,7 @@ __global__ void sweep_offsets(std::uint32_t* counts) {
 // every tile it waits for has started and publishes without waiting) and reads it once into
 // registers, warp w the w-th 512 keys, 16 per lane (lane l of round k holds key 32 k + l of the
 // warp's segment: every load is coalesced). Each warp ranks its keys by digit with
-// __match_any_sync against a histogram of its own in shared memory (its leader adds the group's
+// match_label against a histogram of its own in shared memory (its leader adds the group's
 // size; the lanes below it in the group count too), in input order. The warps' histograms summed
 // are the tile's digit counts: published (flag aggregate) as soon as they are known, then one
 // thread per digit looks back over the tiles before it until one has published its inclusive
@@ -299,7 +316,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
   for (int k = 0; k < kRadixItems; ++k) {
     const bool valid = first + static_cast<std::size_t>(k) * 32 < n;
     const unsigned digit = valid ? (bits_of(key[k], is_float) >> shift) & 255u : 256u;
-    const unsigned peers = __match_any_sync(0xffffffffu, digit);
+    const unsigned peers = match_label<9>(digit);  // 256: no key
     const int leader = __ffs(static_cast<int>(peers)) - 1;
     std::uint32_t seen = 0;
     if (valid && lane == leader) {

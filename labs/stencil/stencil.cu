@@ -406,12 +406,18 @@ __global__ void __launch_bounds__(kBx* kBy) heat3d_columns(const float* __restri
   const std::size_t w = row + clampi(x - 1, nx - 1), e = row + clampi(x + 1, nx - 1), c = row + x;
   float below = in[static_cast<std::size_t>(clampi(z0 - 1, nz - 1)) * plane + c];
   float centre = in[static_cast<std::size_t>(z0) * plane + c];
-  for (int z = z0; z < z_end; ++z) {
+  const auto step = [&](int z) {
     const std::size_t p = static_cast<std::size_t>(z) * plane;
     const float above = in[static_cast<std::size_t>(clampi(z + 1, nz - 1)) * plane + c];
     out[p + c] = heat7(centre, in[p + n], in[p + s], in[p + w], in[p + e], below, above, a);
     below = centre;
     centre = above;
+  };
+  if (z_end - z0 == kZChunk) {  // a whole chunk: unrolled, so its loads can all be in flight at once
+#pragma unroll
+    for (int k = 0; k < kZChunk; ++k) step(z0 + k);
+  } else {
+    for (int z = z0; z < z_end; ++z) step(z);
   }
 }
 
