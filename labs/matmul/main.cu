@@ -24,7 +24,6 @@
 namespace {
 
 using cudalab::Value;
-using matmul::Variant;
 
 struct Options {
   cudalab::CommonOptions common;
@@ -56,7 +55,7 @@ int gemv(cudalab::LabRun& run, const Options& o) {
     matmul::trust_cublas(blas, p);
     const double predicted_ms =
         std::max(matmul::min_bytes(rows, b, cols) / (copy_gbps * 1e9), matmul::flops(rows, b, cols) / peak) * 1e3;
-    std::vector<cudalab::Rung> rungs{matmul::variant_rung(Variant::kAsyncPipeline, p), matmul::cublas_rung(blas, p)};
+    std::vector<cudalab::Rung> rungs{matmul::variant_rung(matmul::Variant::kAsyncPipeline, p), matmul::cublas_rung(blas, p)};
     for (auto& r : rungs) {
       r.cells = [predicted_ms] {
         return std::vector<cudalab::Cell>{{"roofline_ms", "roofline ms", Value(predicted_ms, 4)}};
@@ -104,11 +103,8 @@ int run(int argc, char** argv) {
   const std::string what = fmt::format("{} x {} x {}", o.m, o.n, o.k);
   cudalab::require_device_memory(4.0 * (2.0 * mk + kn + mn), what);       // A and its second set, B, C
   cudalab::require_host_memory(4.0 * (2.0 * mk + kn + 3.0 * mn), what);  // inputs, cuBLAS's C, two downloads
-  if (o.gemv) {
-    run.report().dims("shape", "M x K (GEMV: b vectors of K)", {{"m", o.m}, {"k", o.k}});
-  } else {
-    run.report().dims("shape", "M x N x K", {{"m", o.m}, {"n", o.n}, {"k", o.k}});
-  }
+  if (o.gemv) run.report().dims("shape", "M x K (GEMV: b vectors of K)", {{"m", o.m}, {"k", o.k}});
+  if (!o.gemv) run.report().dims("shape", "M x N x K", {{"m", o.m}, {"n", o.n}, {"k", o.k}});
   run.report().field("peak_fp32_gflops", "FP32 peak (SMs x FP32 lanes x 2 x max clock)",
                      Value(run.facts().theoretical_fp32_gflops(), 0), "GFLOP/s");
   run.yardsticks();  // the copy ceiling, before any ladder

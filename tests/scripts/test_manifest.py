@@ -29,6 +29,15 @@ class Manifest(unittest.TestCase):
             for f in ("README.md", "main.cu"):
                 self.assertTrue(os.path.isfile(os.path.join(ROOT, "labs", name, f)), f"labs/{name}/{f}")
 
+    def test_every_main_is_thin(self):
+        # a lab's run (start-up, --variant, the rungs, the report, the exit code) is common/driver's;
+        # its main.cu keeps its own options and the sections that are not a ladder
+        lines = {}
+        for name in NAMES:
+            with open(os.path.join(ROOT, "labs", name, "main.cu"), encoding="utf-8") as f:
+                lines[name] = len(f.read().splitlines())
+        self.assertEqual({name: n for name, n in lines.items() if n > 120}, {}, "main.cu files over 120 lines")
+
     def test_the_readme_table_repeats_the_manifest(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
             rows = re.findall(r"^\| `(\w+)` \| (.+?) \| \[labs/(\w+)\]\(labs/(\w+)/README\.md\) \|$", f.read(), re.M)
