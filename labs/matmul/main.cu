@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
   cudalab::require_device_memory(4.0 * (2.0 * mk + kn + mn), what);       // A and its second set, B, C
   cudalab::require_host_memory(4.0 * (2.0 * mk + kn + 3.0 * mn), what);  // inputs, cuBLAS's C, two downloads
   if (o.gemv) run.report().dims("shape", "M x K (GEMV: b vectors of K)", {{"m", o.m}, {"k", o.k}});
-  if (!o.gemv) run.report().dims("shape", "M x N x K", {{"m", o.m}, {"n", o.n}, {"k", o.k}});
+  else run.report().dims("shape", "M x N x K", {{"m", o.m}, {"n", o.n}, {"k", o.k}});
   run.report().field("peak_fp32_gflops", "FP32 peak (SMs x FP32 lanes x 2 x max clock)",
                      Value(run.facts().theoretical_fp32_gflops(), 0), "GFLOP/s");
   run.yardsticks();  // the copy ceiling, before any ladder

@@ -19,7 +19,6 @@ constexpr int kMergeSlots = kMergeTile + kMergeTile / 32;  // the padded tile, i
 
 CUDALAB_HD inline int merge_slot(int e) { return e + (e >> 5); }
 
-
 // Merge path (PMPP chapter 12's co-rank): of the first `diag` outputs of the stable merge of
 // a[0..la) and b[0..lb) (equal keys from a first), how many come from a. A binary search on the
 // cross diagonal: a[mid] goes before b[diag - 1 - mid] unless b's key is smaller. `a(i)`, `b(j)`
