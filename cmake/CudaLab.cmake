@@ -49,6 +49,20 @@ if(CUDALAB_TEST_MAX_CONNECTIONS GREATER 0)
 else()
   set(CUDALAB_GPU_TEST_ENV "")
 endif()
+# How a GPU test process waits for its GPU (CUDALAB_SYNC, read by common/device_facts.cpp).
+# "blocking": the waiting thread sleeps. The driver's default spins on a core while a process has
+# fewer contexts than the machine has cores, so under ctest -j every GPU test that waits for the
+# shared GPU holds a core at 100 % and the builds of the grading tests beside them get what is
+# left. "spin": the driver's default. Tests check results, never time, so waking a few
+# microseconds later changes nothing they assert.
+set(CUDALAB_TEST_SYNC "blocking" CACHE STRING "How a GPU test process waits for its GPU: blocking (sleeps) or spin (the driver's default)")
+set_property(CACHE CUDALAB_TEST_SYNC PROPERTY STRINGS blocking spin)
+if(NOT CUDALAB_TEST_SYNC MATCHES "^(blocking|spin)$")
+  message(FATAL_ERROR "CUDALAB_TEST_SYNC must be blocking or spin, not '${CUDALAB_TEST_SYNC}'")
+endif()
+if(CUDALAB_TEST_SYNC STREQUAL "blocking")
+  list(APPEND CUDALAB_GPU_TEST_ENV "CUDALAB_SYNC=blocking")
+endif()
 
 # The TIMEOUT for a test with these labels.
 function(cudalab_timeout_for labels out_var)

@@ -111,7 +111,28 @@ double theoretical_bandwidth_gbps(long long memory_clock_khz, int bus_width_bits
   return transfers_per_s * bytes_per_transfer / 1e9;
 }
 
+namespace {
+// CUDALAB_SYNC=blocking (ctest sets it for every GPU test; cmake/CudaLab.cmake says why): a host
+// thread that waits for the current device sleeps until the GPU is done instead of spinning on
+// a core (cudaDeviceScheduleBlockingSync). Unset, the driver's default stays: it spins while a
+// process has fewer contexts than the machine has cores, which is what a lab's own timed run wants.
+void apply_sync_policy() {
+  const char* policy = std::getenv("CUDALAB_SYNC");
+  if (policy != nullptr && std::string(policy) == "blocking" &&
+      cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) {
+    (void)cudaGetLastError();  // a device that refuses keeps the default: slower to share, still correct
+  }
+}
+}  // namespace
+
 int usable_device_count(std::string* why_not) {
+  static const bool sync_applied = [] {  // once per process, on the device current at the first call
+    int n = 0;
+    if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) apply_sync_policy();
+    (void)cudaGetLastError();
+    return true;
+  }();
+  (void)sync_applied;
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -175,6 +196,7 @@ void select_device(int ordinal) {
                                  ordinal, count, count == 1 ? "" : "s", count - 1));
   }
   CUDA_CHECK(cudaSetDevice(ordinal));
+  apply_sync_policy();
 }
 
 }  // namespace cudalab

@@ -60,6 +60,23 @@ command -v slurmctld >/dev/null 2>&1 || no_slurm=1
 skipped() {
   if [[ $no_slurm -eq 1 ]]; then grep -E "\(Skipped\)|Not Run" "$1" | grep -v "grading\.slurm"; else grep -E "\(Skipped\)|Not Run" "$1"; fi
 }
+# Copies stdin to stdout, and each line with the seconds since the start before it to $1.
+timeline() {
+  local t0=${EPOCHREALTIME/./} line us
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    us=$((${EPOCHREALTIME/./} - t0))
+    printf '%d.%02d %s\n' $((us / 1000000)) $((us % 1000000 / 10000)) "$line" >>"$1"
+  done
+}
+# From a timeline of ctest's output: the eight tests that ended last, with when each started and
+# ended (seconds after ctest's first line): the suite's critical path.
+critical_path() {
+  awk '/Test project/ && !t0 { t0 = $1 }
+       / Start +[0-9]+: / { n = $NF; s[n] = $1 - t0 }
+       /Test +#[0-9]+: / { n = $0; sub(/.*Test +#[0-9]+: /, "", n); sub(/ .*/, "", n); e[n] = $1 - t0 }
+       END { for (n in e) printf "  ended %6.1f s, started %6.1f s: %s\n", e[n], s[n], n }' "$1" | sort -k2 -n | tail -8
+}
 slurm_note() { [[ $no_slurm -eq 1 ]] && grep -qE "grading\.slurm.*Skipped" "$1" && echo ", grading.slurm skipped (no Slurm here)"; }
 
 if [[ $suite -eq 1 ]]; then
@@ -90,8 +107,11 @@ if [[ $fresh -gt 0 ]]; then
     chmod 755 "$copy"  # as a clone's folder is: mktemp's 0700 keeps the grading tests' sandbox uid out
     git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$copy"
     start=$(date +%s%N)
-    (cd "$copy" && cmake --workflow --preset test) >"$out/fresh-$i.log" 2>&1
-    rc=$?
+    vmstat -n 1 >"$out/fresh-$i.vmstat" 2>/dev/null &
+    vmstat_pid=$!
+    (cd "$copy" && cmake --workflow --preset test) 2>&1 | timeline "$out/fresh-$i.timeline" >"$out/fresh-$i.log"
+    rc=${PIPESTATUS[0]}
+    kill "$vmstat_pid" 2>/dev/null
     ms=$((($(date +%s%N) - start) / 1000000))
     suite_s=$(grep -Eo 'Total Test time \(real\) = +[0-9.]+' "$out/fresh-$i.log" | tail -1 | grep -Eo '[0-9.]+$')
     line="run $i: rc $rc, $((ms / 1000)).$(printf %03d $((ms % 1000))) s in all, the suite ${suite_s:-?} s, $(grep -Eo '[0-9]+% tests passed(, [0-9]+ tests failed)? out of [0-9]+' "$out/fresh-$i.log" | tail -1)$(slurm_note "$out/fresh-$i.log")"
@@ -100,6 +120,7 @@ if [[ $fresh -gt 0 ]]; then
     # the limit is the suite's (ctest's own time); configure and build are reported beside it
     awk -v t="${suite_s:-1e9}" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { line+=", suite over ${limit} s"; status=1; }
     echo "$line" | tee -a "$out/fresh-runs.txt"
+    critical_path "$out/fresh-$i.timeline" >>"$out/fresh-runs.txt"
     rm -rf "$copy"
   done
 fi
