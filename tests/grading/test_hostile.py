@@ -734,10 +734,17 @@ class HostileBatch(unittest.TestCase):
         self.assertEqual(refused["outcome"], "rejected")
         self.assertIn("the compiled device_query.cu refers to 'fmt::", refused["why"])
         # a lab left as handed out, or whose regions were all refused, gets the base's results
-        # without running again
+        # without running again; a submission whose files all splice to the base's text (refused
+        # by the region check) is not copied or built either, one refused only on what was
+        # compiled was built
         for name in ("handout", "exit_early", "close_the_function", "prints_through_an_unlisted_call"):
             with open(os.path.join(out, "submissions", name, "results.json")) as f:
-                self.assertIn("device_query", json.load(f)["extra_data"]["reused"], name)
+                extra = json.load(f)["extra_data"]
+            self.assertIn("device_query", extra["reused"], name)
+            if name == "prints_through_an_unlisted_call":
+                self.assertGreater(extra["phases"]["build_s"], 0.0, name)
+            else:
+                self.assertEqual((extra["phases"]["copy_s"], extra["phases"]["build_s"]), (0.0, 0.0), name)
 
 
 class HostileLoop(unittest.TestCase):

@@ -355,9 +355,10 @@ class Grader:
                                f"{run.stderr.strip()[-200:]})")
 
     # ---- one submission --------------------------------------------------------------------
-    def splice(self, files, src):
-        """Writes the spliced region files into src; returns {region id: outcome}."""
-        outcome = {}
+    def spliced(self, files, src):
+        """The submission's regions spliced into the region files under src, written nowhere:
+        ({region id: outcome}, {file: its text} for each file that differs from src's)."""
+        outcome, changed = {}, {}
         for rel, rs in self.regions.items():
             if not any(r.lab in self.labs for r in rs):
                 continue
@@ -375,9 +376,8 @@ class Grader:
             spliced, o = regions_mod.splice(pristine, rs, text, rel)
             outcome.update(o)
             if spliced != pristine:
-                with open(os.path.join(src, rel), "w", encoding="utf-8") as f:
-                    f.write(spliced)
-        return outcome
+                changed[rel] = spliced
+        return outcome, changed
 
     def run_lab_tests(self, ws, labs, limit, jobs):
         """Every test of `labs` in one ctest run in workspace `ws` (tests of different labs share
@@ -505,26 +505,37 @@ class Grader:
         stack = contextlib.ExitStack()
         try:
             watch = stack.enter_context(self.memory_watch(ws, box))
-            if box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
-                shutil.copytree(self.base.src, ws.src, symlinks=True)
-                shutil.copytree(self.base.build, ws.build, symlinks=True)
-                shutil.copytree(self.base.tools, ws.tools, symlinks=True)
-                os.makedirs(ws.out)
-            else:
-                self.make_tree(ws)
-            outcome = self.splice(files, ws.src)
-            if box:
-                box.prepare_writable(ws.build, ws.out)
-            phases = {"copy_s": time.time() - start}
-            mark = time.time()
+            outcome, changed = self.spliced(files, self.base.src)
+            # Nothing that differs from the base (every lab left as handed out, or every region
+            # refused by the region check): the base's build and the base's results, nothing copied,
+            # built or run. Timed runs (measure) need a build of their own.
+            as_base = not changed and self.base_results is not None and not self.measure
             jobs = self.submission_jobs or self.jobs
-            broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
-            refused = self.vet_objects(ws, outcome, broken)
-            if refused:  # those files back to the base's (their regions not taken), and built again
-                for rel in refused:
-                    shutil.copyfile(os.path.join(self.base.src, rel), os.path.join(ws.src, rel))
+            if as_base:
+                phases = {"copy_s": 0.0, "build_s": 0.0}
+                broken = {}
+            else:
+                if box:  # the base tree and build, at the same /grade paths: only spliced files rebuild
+                    shutil.copytree(self.base.src, ws.src, symlinks=True)
+                    shutil.copytree(self.base.build, ws.build, symlinks=True)
+                    shutil.copytree(self.base.tools, ws.tools, symlinks=True)
+                    os.makedirs(ws.out)
+                else:
+                    self.make_tree(ws)
+                for rel, text in changed.items():
+                    with open(os.path.join(ws.src, rel), "w", encoding="utf-8") as f:
+                        f.write(text)
+                if box:
+                    box.prepare_writable(ws.build, ws.out)
+                phases = {"copy_s": time.time() - start}
+                mark = time.time()
                 broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
-            phases["build_s"] = time.time() - mark
+                refused = self.vet_objects(ws, outcome, broken)
+                if refused:  # those files back to the base's (their regions not taken), and built again
+                    for rel in refused:
+                        shutil.copyfile(os.path.join(self.base.src, rel), os.path.join(ws.src, rel))
+                    broken, _ = self.build(ws, self.labs, max(1, min(self.limits.build_s, deadline - time.time())), jobs)
+                phases["build_s"] = time.time() - mark
             mark = time.time()
             tests = []
             runnable = [lab for lab in self.labs if lab not in broken]
@@ -532,7 +543,7 @@ class Grader:
                 tests += [t.entry("failed", f"{lab} does not compile:\n{broken[lab]}") for t in self.listed if t.lab == lab]
             # a lab whose region files are the base's, byte for byte (left as handed out, or every
             # region refused): its build is the base's, so are its results, taken from the base's run
-            reused = [lab for lab in runnable if self.base_results is not None and self.unchanged(ws, lab)]
+            reused = [lab for lab in runnable if self.base_results is not None and (as_base or self.unchanged(ws, lab))]
             if reused:
                 cases, timed_out = self.base_results
                 tests += results.score([t for t in self.listed if t.lab in reused],
