@@ -12,7 +12,8 @@ with its kind's. Both runs share one prepared base.
 the copies in the same DIR (two shorter runs instead of one long one; a DIR copied to another
 machine of the same kind without its base/ gets the base prepared again).
 
-Prints the wall time of each run, submissions per hour, the mean share of the cores that was busy
+Prints the wall time of each run, submissions per hour (together: also counting only the copies
+that change every lab, every kind but the handout, which takes the base's results), the mean share of the cores that was busy
 and the GPU's mean utilisation during each (sampled every second; nvidia-smi), each kind's phases and test-seconds (by
 category: compute-sanitizer runs, smoke runs, the smallest-size runs, GoogleTest cases; alone, its
 five slowest tests), and one line per score that differs;
@@ -203,7 +204,7 @@ def main():
         fail(2, f"--out needs a new folder; {args.out} exists")
     kinds = os.path.join(out, "kinds")
     write_kind(os.path.join(kinds, "solutions"))
-    write_kind(os.path.join(kinds, "handout"), stubbed=True)
+    write_kind(os.path.join(kinds, UNCHANGED), stubbed=True)
     write_kind(os.path.join(kinds, "wrong"), WRONG)
     write_kind(os.path.join(kinds, "hostile"), HOSTILE)
     names = sorted(os.listdir(kinds))
@@ -241,6 +242,18 @@ def common_args(args):
         ([f"--cmake-args={args.cmake_args}"] if args.cmake_args else [])
 
 
+# The kind that changes nothing: graded from the base's build and results in no time.
+UNCHANGED = "handout"
+
+
+def changed_rate(names, copies, seconds):
+    """Submissions an hour counting only the copies that change every lab (every kind but the
+    handout) over the whole run's `seconds`: what a class where every submission changes every
+    lab gets at least, the handouts' few moments included."""
+    n = copies * len([k for k in names if k != UNCHANGED])
+    return round(3600 * n / seconds, 1) if seconds > 0 else 0.0
+
+
 def together(args, out):
     with open(os.path.join(out, "serial.json")) as f:
         serial = json.load(f)
@@ -268,7 +281,8 @@ def together(args, out):
     result = {"base_s": round(base_s, 1), "serial": {"submissions": len(names), "seconds": round(serial_s, 1),
                                                      "per_hour": round(3600 * len(names) / serial_s, 1)},
               "together": {"submissions": n, "per_gpu": args.per_gpu, "seconds": round(together_s, 1),
-                           "per_hour": round(3600 * n / together_s, 1)},
+                           "per_hour": round(3600 * n / together_s, 1),
+                           "changing_every_lab_per_hour": changed_rate(names, args.copies, together_s)},
               "busy": {"serial": serial.get("busy"), "together": busy.means()},
               "scores": {kind: reference[kind][1] for kind in names}, "differ": differ,
               "phases_together": {kind: phases_of(os.path.join(out, "together"),
@@ -281,6 +295,8 @@ def together(args, out):
     print(f"base: built and listed in {base_s:.0f} s")
     print(f"one at a time: {len(names)} submissions in {serial_s:.0f} s = {result['serial']['per_hour']:.0f} per hour")
     print(f"{args.per_gpu} at once:     {n} submissions in {together_s:.0f} s = {result['together']['per_hour']:.0f} per hour")
+    print(f"  counting only those that change every lab (all but the {UNCHANGED}): "
+          f"{result['together']['changing_every_lab_per_hour']:.0f} per hour")
     print(f"  busy alone: {result['busy']['serial']}, together: {result['busy']['together']}")
     for kind in names:
         print(f"  {kind}: mean phases together {result['phases_together'][kind]}")

@@ -55,6 +55,15 @@ class TestSeconds(unittest.TestCase):
         self.assertEqual(grade_bench.category_of("MatmulGpu.EveryVariant/naive"), "cases")
 
 
+class ChangedRate(unittest.TestCase):
+    def test_the_handout_copies_do_not_count(self):
+        # 4 kinds x 4 copies in 170 s: 12 change every lab, 254 an hour (339 with the handouts)
+        self.assertEqual(grade_bench.changed_rate(["handout", "hostile", "solutions", "wrong"], 4, 170.0), 254.1)
+        self.assertEqual(grade_bench.changed_rate(["solutions"], 2, 3600.0), 2.0)
+        self.assertEqual(grade_bench.changed_rate(["handout"], 4, 10.0), 0.0)
+        self.assertEqual(grade_bench.changed_rate(["solutions"], 1, 0.0), 0.0)
+
+
 class TogetherElsewhere(unittest.TestCase):
     """--stage together in a DIR whose serial stage ran on another machine (copied without its
     base/): the base is prepared again, with the same arguments, before the copies are graded."""
