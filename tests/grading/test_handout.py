@@ -202,13 +202,16 @@ class HandoutBuilds(unittest.TestCase):
 
     def test_every_gpu_test_starts_with_one_queue(self):
         # Every GPU test process starts with one hardware work queue (CUDALAB_TEST_MAX_CONNECTIONS:
-        # contexts are made far faster when many test processes start at once); no CPU test is
-        # given it, nor one labelled "streams" (streams side by side keep the driver's default).
+        # contexts are made far faster when many test processes start at once) and waits for the
+        # GPU asleep (CUDALAB_TEST_SYNC); no CPU test is given either, nor one labelled "streams"
+        # (streams side by side keep the driver's defaults).
         listed = subprocess.run(["ctest", "--test-dir", self.build, "--show-only=json-v1"],
                                 capture_output=True, text=True)
         props = {t["name"]: {p["name"]: p["value"] for p in t.get("properties", [])}
                  for t in json.loads(listed.stdout)["tests"]}
         queues = {n: "CUDA_DEVICE_MAX_CONNECTIONS=1" in p.get("ENVIRONMENT", []) for n, p in props.items()}
+        asleep = {n: "CUDALAB_SYNC=blocking" in p.get("ENVIRONMENT", []) for n, p in props.items()}
+        self.assertEqual(asleep, queues)
         gpu = [n for n, p in props.items() if "gpu" in p.get("LABELS", []) and "streams" not in p["LABELS"]]
         self.assertGreater(len(gpu), 50)
         self.assertEqual([n for n in gpu if not queues[n]], [])
