@@ -164,6 +164,17 @@ def parse(text, what):
         raise ValueError(f"{what}: not JSON ({e})") from None
 
 
+def timed_rows(report):
+    """{"<table>/<variant>": row} for every timed row of a lab's --json report: a table is a
+    list of rows, each a dict of its cells; a timed row names its variant and has median_ms."""
+    found = {}
+    for name, rows in report.items():
+        for row in rows if isinstance(rows, list) else []:
+            if isinstance(row, dict) and "variant" in row and "median_ms" in row:
+                found[f"{name}/{row['variant']}"] = row
+    return found
+
+
 def why(stdout, most=20):
     """What a lab that exited nonzero said in its --json report (its stdout, where the notes
     and the verdicts go): its notes, then each table row whose verdict is not "yes" (suspect,
