@@ -51,13 +51,16 @@ def arm_name(patch):
     return base
 
 
-def copy_tree(dest):
-    """This tree's tracked and unignored files (a fresh clone's) into dest."""
+def copy_tree(dest, skip=None):
+    """This tree's tracked and unignored files (a fresh clone's) into dest, but those under the
+    folder `skip` (the run's own output, where it is inside this tree and not ignored)."""
     listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, check=True).stdout.decode().split("\0")
     for rel in filter(None, listed):
         src = os.path.join(ROOT, rel)
         if not os.path.isfile(src):  # listed but deleted in the working tree
+            continue
+        if skip and os.path.abspath(src).startswith(skip + os.sep):
             continue
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
         shutil.copy2(src, os.path.join(dest, rel))
@@ -154,7 +157,7 @@ def main():
     made = not os.path.lexists(out)
     for arm, patch in zip(arms, [None] + args.patch):
         src = os.path.join(out, arm, "src")
-        copy_tree(src)
+        copy_tree(src, skip=out)
         why = apply_patch(src, patch) if patch else ""
         if why:
             for a in arms:
