@@ -204,11 +204,10 @@ def main():
                 report = json.loads(run.stdout[:MAX_REPORT_BYTES].decode("utf-8", "replace"))
             except ValueError:
                 report = None
-            if run.returncode != 0 or not isinstance(report, dict):
+            if run.returncode != 0 or not isinstance(report, dict):  # a wrong result exits 1: its rows still say which
                 failed.setdefault(arm, f"round {r + 1}: exit {run.returncode}: "
                                        f"{run.stderr.decode('utf-8', 'replace').strip()[-200:]}")
-                continue
-            for row, cells in timed_rows(report).items():
+            for row, cells in (timed_rows(report) if isinstance(report, dict) else {}).items():
                 if cells.get("correct") is False:
                     wrong.setdefault(arm, set()).add(row)
                 elif isinstance(cells.get("median_ms"), (int, float)):
