@@ -10,8 +10,8 @@ spread and its speed against the base arm; writes OUT/ab.json.
                 [--args "2^28 --variant onesweep"] [--rounds 5] [--out build/ab]
                 [--cmake-args "-DCMAKE_CUDA_ARCHITECTURES=90"] [--no-tests]
 
-Every arm, the base too, is a copy of this tree's tracked and unignored files (as a fresh clone
-has them) under OUT/<arm>/src, its patch applied with `git apply`, configured into
+Every arm, the base too, is a copy of this tree's files (tracked, and new ones in its source
+folders: as the grader copies it) under OUT/<arm>/src, its patch applied with `git apply`, configured into
 OUT/<arm>/build (Release; the CUDA architectures of the default configure, native on a GPU
 machine, unless --cmake-args says otherwise) and built for the lab's targets only: the arms
 differ in their patches alone. A row is a table's row of the lab's --json report ("variants/
@@ -31,6 +31,7 @@ import subprocess
 import sys
 
 from cudalab import lab_manifest, script_cli
+from cudalab.labgrade import suite
 from cudalab.labgrade.grader import lab_targets
 from cudalab.report_schema import MAX_REPORT_BYTES, timed_rows
 
@@ -49,21 +50,6 @@ def arm_name(patch):
         if base.endswith(ext):
             return base[: -len(ext)]
     return base
-
-
-def copy_tree(dest, skip=None):
-    """This tree's tracked and unignored files (a fresh clone's) into dest, but those under the
-    folder `skip` (the run's own output, where it is inside this tree and not ignored)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, listed):
-        src = os.path.join(ROOT, rel)
-        if not os.path.isfile(src):  # listed but deleted in the working tree
-            continue
-        if skip and os.path.abspath(src).startswith(skip + os.sep):
-            continue
-        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-        shutil.copy2(src, os.path.join(dest, rel))
 
 
 def apply_patch(src, patch):
@@ -157,7 +143,7 @@ def main():
     made = not os.path.lexists(out)
     for arm, patch in zip(arms, [None] + args.patch):
         src = os.path.join(out, arm, "src")
-        copy_tree(src, skip=out)
+        suite.copy_tree(ROOT, src, skip=out)
         why = apply_patch(src, patch) if patch else ""
         if why:
             for a in arms:

@@ -114,11 +114,11 @@ class Usage(unittest.TestCase):
         with open(os.path.join(out, "base", "src", "labs", "sort", "README.md")) as f:
             self.assertFalse(f.readline().rstrip("\n").endswith("(changed)"))  # not in the base's
         # an --out inside this tree that git does not ignore: no arm copies another arm's files
-        inside = tempfile.mkdtemp(prefix="ab_out_", dir=ROOT)
+        inside = tempfile.mkdtemp(prefix="ab_out_", dir=os.path.join(ROOT, "docs"))  # a source folder
         self.addCleanup(subprocess.run, ["rm", "-rf", inside])
         r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", inside, path=self.bin)
         self.assertEqual(r.returncode, 77, r.stderr)
-        self.assertFalse(os.path.exists(os.path.join(inside, "good", "src", os.path.basename(inside))))
+        self.assertFalse(os.path.exists(os.path.join(inside, "good", "src", "docs", os.path.basename(inside))))
         # an --out that already holds files is refused: a second run never mixes with the first
         r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", out, path=self.bin)
         self.assertEqual(r.returncode, 2)

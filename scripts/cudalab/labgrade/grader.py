@@ -392,14 +392,10 @@ class Grader:
                                                             seen_as=(ws.build, os.path.join(ws.out, "junit.xml")))
         return cases, timed_out, run.timed_out
 
-    def unchanged(self, ws, lab):
-        """Whether every region file of `lab` in the workspace is the base's, byte for byte."""
-        for rel, rs in self.regions.items():
-            if any(r.lab == lab for r in rs):
-                with open(os.path.join(ws.src, rel), "rb") as a, open(os.path.join(self.base.src, rel), "rb") as b:
-                    if a.read() != b.read():
-                        return False
-        return True
+    def unchanged(self, lab, differs):
+        """Whether every region file of `lab` is the base's, byte for byte: none is among `differs`
+        (the files the submission changed, less those put back because the compiled object was refused)."""
+        return not any(rel in differs for rel, rs in self.regions.items() if any(r.lab == lab for r in rs))
 
     def base_tests(self, ws):
         """Runs the base's own tests once (the handout's results: what a submission that leaves a
@@ -511,6 +507,7 @@ class Grader:
             # built or run. Timed runs (measure) need a build of their own.
             as_base = not changed and self.base_results is not None and not self.measure
             jobs = self.submission_jobs or self.jobs
+            refused = []
             if as_base:
                 phases = {"copy_s": 0.0, "build_s": 0.0}
                 broken = {}
@@ -543,7 +540,8 @@ class Grader:
                 tests += [t.entry("failed", f"{lab} does not compile:\n{broken[lab]}") for t in self.listed if t.lab == lab]
             # a lab whose region files are the base's, byte for byte (left as handed out, or every
             # region refused): its build is the base's, so are its results, taken from the base's run
-            reused = [lab for lab in runnable if self.base_results is not None and (as_base or self.unchanged(ws, lab))]
+            differs = set(changed) - set(refused)
+            reused = [lab for lab in runnable if self.base_results is not None and self.unchanged(lab, differs)]
             if reused:
                 cases, timed_out = self.base_results
                 tests += results.score([t for t in self.listed if t.lab in reused],
