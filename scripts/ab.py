@@ -100,6 +100,21 @@ def table(summary, arms):
     return "\n".join(lines)
 
 
+def in_sources(path):
+    """True where path lies inside this tree and is not ignored: a folder the grader, the copies of
+    the tree and the tests running beside would list as the suite's own files."""
+    rel = os.path.relpath(path, ROOT)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return False
+    try:
+        ignored = subprocess.run(["git", "-C", ROOT, "check-ignore", "-q", rel], capture_output=True).returncode
+    except OSError:
+        ignored = 128
+    if ignored in (0, 1):
+        return ignored == 1
+    return not rel.split(os.sep)[0].startswith(("build", "."))  # no git: build folders only
+
+
 def run_logged(cmd, log, cwd=None, timeout=None):
     with open(log, "w") as f:
         try:
@@ -135,6 +150,9 @@ def main():
             fail(2, f"two arms named {name}: rename one patch")
         arms.append(name)
     out = os.path.abspath(args.out)
+    if in_sources(out):
+        fail(2, f"--out {args.out} is a source folder of this tree (git does not ignore it): every tool that "
+                "lists the tree would see the copies; use build/ab or a folder outside the tree")
     if os.path.lexists(out) and os.listdir(out):
         fail(2, f"--out needs a new or empty folder; {args.out} has files")
 

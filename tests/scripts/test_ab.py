@@ -113,12 +113,16 @@ class Usage(unittest.TestCase):
             self.assertTrue(f.readline().rstrip("\n").endswith("(changed)"))  # applied in the arm's copy
         with open(os.path.join(out, "base", "src", "labs", "sort", "README.md")) as f:
             self.assertFalse(f.readline().rstrip("\n").endswith("(changed)"))  # not in the base's
-        # an --out inside this tree that git does not ignore: no arm copies another arm's files
-        inside = tempfile.mkdtemp(prefix="ab_out_", dir=os.path.join(ROOT, "docs"))  # a source folder
-        self.addCleanup(subprocess.run, ["rm", "-rf", inside])
+        # an --out among this tree's sources is refused before anything is written: the copies would be
+        # listed as the suite's files by whatever reads the tree beside it (the grader, regions)
+        inside = os.path.join(ROOT, "docs", f"ab_out_{os.getpid()}")
         r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", inside, path=self.bin)
-        self.assertEqual(r.returncode, 77, r.stderr)
-        self.assertFalse(os.path.exists(os.path.join(inside, "good", "src", "docs", os.path.basename(inside))))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("is a source folder of this tree", r.stderr)
+        self.assertFalse(os.path.lexists(inside))
+        self.assertTrue(ab.in_sources(os.path.join(ROOT, "labs", "sort", "x")))
+        self.assertFalse(ab.in_sources(os.path.join(ROOT, "build", "ab")))  # ignored: the default
+        self.assertFalse(ab.in_sources(os.path.join(self.tmp, "out")))
         # an --out that already holds files is refused: a second run never mixes with the first
         r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", out, path=self.bin)
         self.assertEqual(r.returncode, 2)
