@@ -8,7 +8,7 @@ spread and its speed against the base arm; writes OUT/ab.json.
 
   scripts/ab.py --lab sort --patch docs/experiments/onesweep-window4.patch [--patch ...]
                 [--args "2^28 --variant onesweep"] [--rounds 5] [--out build/ab]
-                [--cmake-args "-DCMAKE_CUDA_ARCHITECTURES=90"] [--no-tests]
+                [--cmake-args "-DCMAKE_CUDA_ARCHITECTURES=90"] [--no-tests] [--timeout 300]
 
 Every arm, the base too, is a copy of this tree's files (tracked, and new ones in its source
 folders: as the grader copies it) under OUT/<arm>/src, its patch applied with `git apply`, configured into
@@ -16,6 +16,9 @@ OUT/<arm>/build (Release; the CUDA architectures of the default configure, nativ
 machine, unless --cmake-args says otherwise) and built for the lab's targets only: the arms
 differ in their patches alone. A row is a table's row of the lab's --json report ("variants/
 onesweep", "conv/conv_register_tile"): its median_ms of each run, and whether it was right.
+
+Each test binary and each timed run has --timeout seconds (default 300): an arm past it is
+failed and not run again, so a patch that hangs costs one timeout, not the others' rounds.
 
 Exit codes: 0 every arm built, passed its tests and was timed with every row right; 1 an arm did
 not build, failed its tests, or a run failed or reported a wrong row (named; the other arms are
@@ -133,6 +136,9 @@ def main():
     ap.add_argument("--out", default=os.path.join("build", "ab"))
     ap.add_argument("--cmake-args", default="")
     ap.add_argument("--no-tests", action="store_true", help="time without running the lab's test binaries first")
+    ap.add_argument("--timeout", type=int, default=300,
+                    help="seconds each test binary and each timed run may take; past it the arm is failed (a hang "
+                         "of one patch never holds the others)")
     args = ap.parse_args()
     names = [lab["name"] for lab in lab_manifest.load()]
     if args.lab not in names:
@@ -141,6 +147,8 @@ def main():
         fail(2, "give at least one --patch")
     if not 1 <= args.rounds <= 100:
         fail(2, f"--rounds must be 1 to 100, got {args.rounds}")
+    if not 10 <= args.timeout <= 7200:
+        fail(2, f"--timeout must be 10 to 7200 seconds, got {args.timeout}")
     arms = ["base"]
     for patch in args.patch:
         if not os.path.isfile(patch) or not os.access(patch, os.R_OK):
@@ -190,8 +198,9 @@ def main():
         if not args.no_tests:
             for t in wanted[1:]:
                 log = os.path.join(out, arm, f"{t}.log")
-                if run_logged([os.path.join(build, "tests", t), "--gtest_brief=1"], log, timeout=1800) != 0:
-                    failed[arm] = f"{t} failed ({log})"
+                rc = run_logged([os.path.join(build, "tests", t), "--gtest_brief=1"], log, timeout=args.timeout)
+                if rc != 0:
+                    failed[arm] = f"{t} " + (f"ran past {args.timeout} s" if rc == 124 else "failed") + f" ({log})"
                     break
         print(f"{PROG}: {arm}: " + (f"NOT TIMED: {failed[arm]}" if arm in failed else "built" +
                                     ("" if args.no_tests else ", its tests passed")), flush=True)
@@ -199,11 +208,19 @@ def main():
     timed = [a for a in arms if a not in failed]
     samples = {arm: {} for arm in timed}
     wrong = {}
+    hung = set()
     for r in range(args.rounds):
         for arm in timed[r % len(timed):] + timed[: r % len(timed)] if timed else []:
+            if arm in hung:
+                continue
             exe = os.path.join(out, arm, "build", "labs", args.lab)
-            run = subprocess.run([exe] + shlex.split(args.args) + ["--json"], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, timeout=1800)
+            try:
+                run = subprocess.run([exe] + shlex.split(args.args) + ["--json"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                hung.add(arm)
+                failed.setdefault(arm, f"round {r + 1}: ran past {args.timeout} s (not run again)")
+                continue
             try:
                 report = json.loads(run.stdout[:MAX_REPORT_BYTES].decode("utf-8", "replace"))
             except ValueError:

@@ -94,6 +94,7 @@ class Usage(unittest.TestCase):
         for args, says in ((["--lab", "nope", "--patch", self.good], "not a lab: nope"),
                            (["--lab", "sort"], "at least one --patch"),
                            (["--lab", "sort", "--patch", self.good, "--rounds", "0"], "--rounds must be 1 to 100"),
+                           (["--lab", "sort", "--patch", self.good, "--timeout", "5"], "--timeout must be 10 to 7200"),
                            (["--lab", "sort", "--patch", os.path.join(self.tmp, "missing.patch")], "cannot read the patch"),
                            (["--lab", "sort", "--patch", self.good, "--patch", self.good], "two arms named good"),
                            (["--lab", "sort", "--patch", self.bad, "--out", out], "does not apply to this tree"),
