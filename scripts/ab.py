@@ -25,6 +25,7 @@ not build, failed its tests, or a run failed or reported a wrong row (named; the
 still timed); 2 usage error (an unknown lab, a patch that cannot be read or does not apply to
 this tree, a bad count); 77 no GPU (nvidia-smi lists none; the patches were checked first).
 """
+import concurrent.futures
 import json
 import os
 import shlex
@@ -139,7 +140,18 @@ def main():
     ap.add_argument("--timeout", type=int, default=300,
                     help="seconds each test binary and each timed run may take; past it the arm is failed (a hang "
                          "of one patch never holds the others)")
-    args = ap.parse_args()
+    # --args "--section decode": a value that starts with "-" is taken as the next option by
+    # argparse unless joined to its flag with "="; these two flags always take the next word.
+    argv, i = [], 0
+    raw = sys.argv[1:]
+    while i < len(raw):
+        if raw[i] in ("--args", "--cmake-args") and i + 1 < len(raw):
+            argv.append(f"{raw[i]}={raw[i + 1]}")
+            i += 2
+        else:
+            argv.append(raw[i])
+            i += 1
+    args = ap.parse_args(argv)
     names = [lab["name"] for lab in lab_manifest.load()]
     if args.lab not in names:
         fail(2, f"--lab: not a lab: {args.lab} (one of {', '.join(names)})")
@@ -183,22 +195,32 @@ def main():
 
     failed = {}  # arm: why
     targets = [t for t in lab_targets([args.lab])]
-    for arm in arms:
+
+    def build_arm(arm):
+        """Configures and builds one arm's lab targets: (the targets built, "") or (None, why)."""
         src, build = os.path.join(out, arm, "src"), os.path.join(out, arm, "build")
         conf = ["cmake", "-S", src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"] + shlex.split(args.cmake_args)
         if run_logged(conf, os.path.join(out, arm, "configure.log")) != 0:
-            failed[arm] = f"does not configure ({os.path.join(out, arm, 'configure.log')})"
-            continue
+            return None, f"does not configure ({os.path.join(out, arm, 'configure.log')})"
         # the lab's test binaries where it has them (a lab without CPU tests has no such target)
         listed = subprocess.run(["cmake", "--build", build, "--target", "help"], capture_output=True, text=True).stdout
         wanted = [t for t in targets if t == args.lab or f"{t}:" in listed]
         if run_logged(["cmake", "--build", build, "--target"] + wanted, os.path.join(out, arm, "build.log")) != 0:
-            failed[arm] = f"does not build ({os.path.join(out, arm, 'build.log')})"
-            continue
-        if not args.no_tests:
+            return None, f"does not build ({os.path.join(out, arm, 'build.log')})"
+        return wanted, ""
+
+    # The arms build side by side (a lab is a few large translation units: one arm alone leaves
+    # most cores idle); their tests and timed runs then take the GPU one at a time.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
+        built = dict(zip(arms, pool.map(build_arm, arms)))
+    for arm in arms:
+        wanted, why = built[arm]
+        if wanted is None:
+            failed[arm] = why
+        elif not args.no_tests:
             for t in wanted[1:]:
                 log = os.path.join(out, arm, f"{t}.log")
-                rc = run_logged([os.path.join(build, "tests", t), "--gtest_brief=1"], log, timeout=args.timeout)
+                rc = run_logged([os.path.join(out, arm, "build", "tests", t), "--gtest_brief=1"], log, timeout=args.timeout)
                 if rc != 0:
                     failed[arm] = f"{t} " + (f"ran past {args.timeout} s" if rc == 124 else "failed") + f" ({log})"
                     break

@@ -107,7 +107,9 @@ class Usage(unittest.TestCase):
 
     def test_a_patch_that_applies_then_no_gpu_is_skipped(self):
         out = os.path.join(self.tmp, "out")
-        r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", out, path=self.bin)
+        # lab arguments and cmake arguments that start with "-" are the flags' values, not options
+        r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", out, "--args", "--pairs --variant onesweep",
+                        "--cmake-args", "-DCMAKE_CUDA_ARCHITECTURES=90", path=self.bin)
         self.assertEqual(r.returncode, 77, r.stderr)
         self.assertIn("skipped: no GPU", r.stdout)
         with open(os.path.join(out, "good", "src", "labs", "sort", "README.md")) as f:
