@@ -140,8 +140,8 @@ class SlurmArray(unittest.TestCase):
             # at once rather than at the deadline).
             deadline, idle = time.time() + 1500, 0
             while time.time() < deadline:
-                queue = subprocess.run(["squeue", "-h"], env=cluster.env, capture_output=True, text=True).stdout
-                idle = 0 if queue.strip() else idle + 1
+                queue = subprocess.run(["squeue", "-h"], env=cluster.env, capture_output=True, text=True)
+                idle = idle + 1 if queue.returncode == 0 and not queue.stdout.strip() else 0  # a refused query is not empty
                 if idle and os.path.exists(os.path.join(out, "class-report.md")) or idle >= 3:
                     break
                 time.sleep(5)
