@@ -7,7 +7,7 @@ shows in every arm alike). Prints each timed row's median over the rounds per ar
 spread and its speed against the base arm; writes OUT/ab.json.
 
   scripts/ab.py --lab sort --patch docs/experiments/onesweep-window4.patch [--patch ...]
-                [--args "2^28 --variant onesweep"] [--rounds 5] [--out build/ab]
+                [--args "2^28 --variant onesweep" [--args "2^28 --pairs" ...]] [--rounds 5] [--out build/ab]
                 [--cmake-args "-DCMAKE_CUDA_ARCHITECTURES=90"] [--no-tests] [--timeout 300]
 
 Every arm, the base too, is a copy of this tree's files (tracked, and new ones in its source
@@ -16,6 +16,9 @@ OUT/<arm>/build (Release; the CUDA architectures of the default configure, nativ
 machine, unless --cmake-args says otherwise) and built for the lab's targets only: the arms
 differ in their patches alone. A row is a table's row of the lab's --json report ("variants/
 onesweep", "conv/conv_register_tile"): its median_ms of each run, and whether it was right.
+
+Several --args: each set runs once per arm in every round, from the same builds; its rows are
+named "[i] table/variant" (i from 0, in the order given).
 
 Each test binary and each timed run has --timeout seconds (default 300): an arm past it is
 failed and not run again, so a patch that hangs costs one timeout, not the others' rounds.
@@ -104,6 +107,12 @@ def table(summary, arms):
     return "\n".join(lines)
 
 
+def row_name(i, row, sets):
+    """A report row's name in the table: as the report names it with one set of --args; with
+    several, prefixed by the set's number ("[1] decode/decode_split")."""
+    return row if sets == 1 else f"[{i}] {row}"
+
+
 def in_sources(path):
     """True where path lies inside this tree and is not ignored: a folder the grader, the copies of
     the tree and the tests running beside would list as the suite's own files."""
@@ -132,7 +141,9 @@ def main():
                                                   "tested, then timed in interleaved rounds.")
     ap.add_argument("--lab", required=True)
     ap.add_argument("--patch", action="append", default=[], help="a patch of this tree: one arm each (repeatable)")
-    ap.add_argument("--args", default="", help="the lab's arguments (--json is added)")
+    ap.add_argument("--args", action="append", default=[],
+                    help="the lab's arguments (--json is added); repeatable: each set is run in every round, "
+                         "its rows named [i] table/variant, so one build of the arms serves several runs")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out", default=os.path.join("build", "ab"))
     ap.add_argument("--cmake-args", default="")
@@ -228,6 +239,7 @@ def main():
                                     ("" if args.no_tests else ", its tests passed")), flush=True)
 
     timed = [a for a in arms if a not in failed]
+    arg_sets = args.args or [""]
     samples = {arm: {} for arm in timed}
     wrong = {}
     hung = set()
@@ -236,27 +248,31 @@ def main():
             if arm in hung:
                 continue
             exe = os.path.join(out, arm, "build", "labs", args.lab)
-            try:
-                run = subprocess.run([exe] + shlex.split(args.args) + ["--json"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, timeout=args.timeout)
-            except subprocess.TimeoutExpired:
-                hung.add(arm)
-                failed.setdefault(arm, f"round {r + 1}: ran past {args.timeout} s (not run again)")
-                continue
-            try:
-                report = json.loads(run.stdout[:MAX_REPORT_BYTES].decode("utf-8", "replace"))
-            except ValueError:
-                report = None
-            if run.returncode != 0 or not isinstance(report, dict):  # a wrong result exits 1: its rows still say which
-                failed.setdefault(arm, f"round {r + 1}: exit {run.returncode}: "
-                                       f"{run.stderr.decode('utf-8', 'replace').strip()[-200:]}")
-            for row, cells in (timed_rows(report) if isinstance(report, dict) else {}).items():
-                if cells.get("correct") is False:
-                    wrong.setdefault(arm, set()).add(row)
-                elif isinstance(cells.get("median_ms"), (int, float)):
-                    samples[arm].setdefault(row, []).append(float(cells["median_ms"]))
+            for i, lab_args in enumerate(arg_sets):
+                if arm in hung:
+                    break
+                try:
+                    run = subprocess.run([exe] + shlex.split(lab_args) + ["--json"], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, timeout=args.timeout)
+                except subprocess.TimeoutExpired:
+                    hung.add(arm)
+                    failed.setdefault(arm, f"round {r + 1}: {lab_args!r} ran past {args.timeout} s (not run again)")
+                    break
+                try:
+                    report = json.loads(run.stdout[:MAX_REPORT_BYTES].decode("utf-8", "replace"))
+                except ValueError:
+                    report = None
+                if run.returncode != 0 or not isinstance(report, dict):  # a wrong result exits 1: its rows still say which
+                    failed.setdefault(arm, f"round {r + 1}: {lab_args!r}: exit {run.returncode}: "
+                                           f"{run.stderr.decode('utf-8', 'replace').strip()[-200:]}")
+                for row, cells in (timed_rows(report) if isinstance(report, dict) else {}).items():
+                    row = row_name(i, row, len(arg_sets))
+                    if cells.get("correct") is False:
+                        wrong.setdefault(arm, set()).add(row)
+                    elif isinstance(cells.get("median_ms"), (int, float)):
+                        samples[arm].setdefault(row, []).append(float(cells["median_ms"]))
     summary = summarize(samples, "base")
-    result = {"lab": args.lab, "args": args.args, "rounds": args.rounds, "arms": arms,
+    result = {"lab": args.lab, "args": arg_sets, "rounds": args.rounds, "arms": arms,
               "patches": {arm_name(p): os.path.abspath(p) for p in args.patch},
               "failed": failed, "wrong": {a: sorted(r) for a, r in wrong.items()}, "rows": summary}
     with open(os.path.join(out, "ab.json"), "w") as f:

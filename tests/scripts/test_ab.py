@@ -58,6 +58,10 @@ class Rows(unittest.TestCase):
         self.assertIn("2.000 x", text)
         self.assertEqual(len(text.splitlines()), 1 + 4)
 
+    def test_row_names_carry_the_argument_set_only_when_there_are_several(self):
+        self.assertEqual(ab.row_name(0, "variants/onesweep", 1), "variants/onesweep")
+        self.assertEqual(ab.row_name(1, "decode/decode_split", 2), "[1] decode/decode_split")
+
     def test_arm_names(self):
         self.assertEqual(ab.arm_name("docs/experiments/onesweep-window4.patch"), "onesweep-window4")
         self.assertEqual(ab.arm_name("x.diff"), "x")
@@ -109,7 +113,7 @@ class Usage(unittest.TestCase):
         out = os.path.join(self.tmp, "out")
         # lab arguments and cmake arguments that start with "-" are the flags' values, not options
         r = self.run_ab("--lab", "sort", "--patch", self.good, "--out", out, "--args", "--pairs --variant onesweep",
-                        "--cmake-args", "-DCMAKE_CUDA_ARCHITECTURES=90", path=self.bin)
+                        "--args", "--variant onesweep", "--cmake-args", "-DCMAKE_CUDA_ARCHITECTURES=90", path=self.bin)
         self.assertEqual(r.returncode, 77, r.stderr)
         self.assertIn("skipped: no GPU", r.stdout)
         with open(os.path.join(out, "good", "src", "labs", "sort", "README.md")) as f:
