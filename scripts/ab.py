@@ -243,7 +243,20 @@ def main():
     samples = {arm: {} for arm in timed}
     wrong = {}
     hung = set()
+    def write_result(rounds_left):
+        """OUT/ab.json from the rounds so far (after each round: a run stopped by a time limit
+        keeps what it measured)."""
+        summary = summarize(samples, "base")
+        result = {"lab": args.lab, "args": arg_sets, "rounds": args.rounds - rounds_left, "arms": arms,
+                  "patches": {arm_name(p): os.path.abspath(p) for p in args.patch},
+                  "failed": failed, "wrong": {a: sorted(r) for a, r in wrong.items()}, "rows": summary}
+        with open(os.path.join(out, "ab.json"), "w") as f:
+            json.dump(result, f, indent=1)
+        return summary
+
     for r in range(args.rounds):
+        if r > 0:
+            write_result(args.rounds - r)
         for arm in timed[r % len(timed):] + timed[: r % len(timed)] if timed else []:
             if arm in hung:
                 continue
@@ -271,12 +284,7 @@ def main():
                         wrong.setdefault(arm, set()).add(row)
                     elif isinstance(cells.get("median_ms"), (int, float)):
                         samples[arm].setdefault(row, []).append(float(cells["median_ms"]))
-    summary = summarize(samples, "base")
-    result = {"lab": args.lab, "args": arg_sets, "rounds": args.rounds, "arms": arms,
-              "patches": {arm_name(p): os.path.abspath(p) for p in args.patch},
-              "failed": failed, "wrong": {a: sorted(r) for a, r in wrong.items()}, "rows": summary}
-    with open(os.path.join(out, "ab.json"), "w") as f:
-        json.dump(result, f, indent=1)
+    summary = write_result(0)
     for arm, why in failed.items():
         print(f"{PROG}: {arm}: {why}")
     for arm, rows in wrong.items():
