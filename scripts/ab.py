@@ -107,6 +107,19 @@ def table(summary, arms):
     return "\n".join(lines)
 
 
+def log_tail(why, lines=15):
+    """The last lines of the log a failure names ("... (OUT/arm/x.log)"), indented; "" without one."""
+    if not why.endswith(".log)"):
+        return ""
+    path = why[why.rindex("(") + 1:-1]
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError:
+        return ""
+    return "\n".join("    " + line for line in tail)
+
+
 def row_name(i, row, sets):
     """A report row's name in the table: as the report names it with one set of --args; with
     several, prefixed by the set's number ("[1] decode/decode_split")."""
@@ -237,6 +250,8 @@ def main():
                     break
         print(f"{PROG}: {arm}: " + (f"NOT TIMED: {failed[arm]}" if arm in failed else "built" +
                                     ("" if args.no_tests else ", its tests passed")), flush=True)
+        if arm in failed:  # the end of the log that says why, where the caller sees it
+            print(log_tail(failed[arm]), flush=True)
 
     timed = [a for a in arms if a not in failed]
     arg_sets = args.args or [""]

@@ -62,6 +62,16 @@ class Rows(unittest.TestCase):
         self.assertEqual(ab.row_name(0, "variants/onesweep", 1), "variants/onesweep")
         self.assertEqual(ab.row_name(1, "decode/decode_split", 2), "[1] decode/decode_split")
 
+    def test_a_failure_shows_the_end_of_its_log(self):
+        log = os.path.join(tempfile.mkdtemp(prefix="ab_log_"), "t.log")
+        self.addCleanup(subprocess.run, ["rm", "-rf", os.path.dirname(log)])
+        with open(log, "w") as f:
+            f.write("".join(f"line {i}\n" for i in range(40)))
+        tail = ab.log_tail(f"sort_gpu_test failed ({log})", lines=3)
+        self.assertEqual(tail.splitlines(), ["    line 37", "    line 38", "    line 39"])
+        self.assertEqual(ab.log_tail("round 1: exit 1: wrong"), "")
+        self.assertEqual(ab.log_tail("x failed (/nonexistent/x.log)"), "")
+
     def test_arm_names(self):
         self.assertEqual(ab.arm_name("docs/experiments/onesweep-window4.patch"), "onesweep-window4")
         self.assertEqual(ab.arm_name("x.diff"), "x")
