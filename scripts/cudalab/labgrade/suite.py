@@ -46,12 +46,9 @@ def find_regions(root=ROOT):
     return regions_mod.find_regions(root, tracked_files(root))
 
 
-def copy_tree(root, dest, skip=None):
-    """Copies the suite's files (tracked_files) from root to dest, but those under the folder
-    `skip` (a run's own output inside the checkout)."""
+def copy_tree(root, dest):
+    """Copies the suite's files (tracked_files) from root to dest."""
     for rel in tracked_files(root):
-        if skip and os.path.abspath(os.path.join(root, rel)).startswith(os.path.abspath(skip) + os.sep):
-            continue
         target = os.path.join(dest, rel)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copy2(os.path.join(root, rel), target)
