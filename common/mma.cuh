@@ -12,6 +12,13 @@
 
 namespace cudalab {
 
+// Two floats rounded to BF16 and packed in one register, lo in the low half: an accumulator
+// pair turned into an A fragment register (the fragments above), or two outputs stored at once.
+__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const unsigned*>(&h);
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));

@@ -19,6 +19,7 @@
 #include "common/math.hpp"
 #include "common/mma.cuh"
 #include "common/vector_types.cuh"
+#include "attention_wgmma.hpp"
 #include "inputs.hpp"
 
 namespace attention {
@@ -334,10 +335,6 @@ constexpr std::size_t mma_smem_bytes() {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 
-__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
-  const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<const unsigned*>(&h);
-}
 __device__ __forceinline__ unsigned lds32(const uint16_t* p) { return *reinterpret_cast<const unsigned*>(p); }
 
 // ROWS x D BF16 of a [tokens][D] tensor from `row0` into shared memory (LD elements a row), 16
@@ -494,9 +491,9 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
     const int v_row = lane & 15, v_col = (lane >> 4) * 8;
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-      const unsigned pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
-                              pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                              pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      const unsigned pa[4] = {cudalab::pack_bf16(s[2 * kk][0], s[2 * kk][1]), cudalab::pack_bf16(s[2 * kk][2], s[2 * kk][3]),
+                              cudalab::pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              cudalab::pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
 #pragma unroll
       for (int np = 0; np < ND / 2; ++np) {
         unsigned vb[4];
@@ -518,10 +515,10 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
   for (int n = 0; n < ND; ++n) {
     const int c = n * 8 + 2 * t;
     if (ra < q_len) {
-      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(ra) * D + c) = pack_bf16(acc[n][0] * inv[0], acc[n][1] * inv[0]);
+      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(ra) * D + c) = cudalab::pack_bf16(acc[n][0] * inv[0], acc[n][1] * inv[0]);
     }
     if (rb < q_len) {
-      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(rb) * D + c) = pack_bf16(acc[n][2] * inv[1], acc[n][3] * inv[1]);
+      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(rb) * D + c) = cudalab::pack_bf16(acc[n][2] * inv[1], acc[n][3] * inv[1]);
     }
   }
 #endif
@@ -529,7 +526,8 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
 
 // ---- 6 and 7. decode ------------------------------------------------------------------------------
 // A block of 256 threads takes a range of keys of one head: 16 groups of 16 lanes (two to a warp),
-// each group one key at a time (a lane holds D / 16 of its dimensions: one 16-byte load for D = 128), the dot
+// each group two keys at a time, both loaded before either is used (a lane holds D / 16 of a key's
+// dimensions: one 16-byte load for D = 128), the dot
 // product summed over the group by 4 shuffles, the group's own running (m, l, o). The groups
 // then merge in shared memory. Split (flash-decoding): each block writes its (m, l, o) and a
 // second kernel merges a head's splits; per head: one block, which writes O itself.
@@ -553,8 +551,10 @@ __device__ __forceinline__ void load_dims(const uint16_t* p, float (&f)[E]) {
 }
 constexpr int kDecodeGroups = kDecodeThreads / 16;
 
+// 3 blocks an SM (80 registers a thread, ptxas at sm_90: 89 unbounded would leave room for 2):
+// 24 warps of 2 KB of K and V in flight each.
 template <int D>
-__global__ void __launch_bounds__(kDecodeThreads) decode_part(const uint16_t* __restrict__ q,
+__global__ void __launch_bounds__(kDecodeThreads, 3) decode_part(const uint16_t* __restrict__ q,
                                                               const uint16_t* __restrict__ k,
                                                               const uint16_t* __restrict__ v,
                                                               uint16_t* __restrict__ o, float* __restrict__ partials,
@@ -573,30 +573,43 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_part(const uint16_t* __
     acc[e] = 0;
   }
   float m = -INFINITY, l = 0;
-  // The two groups of a warp take keys base and base + 1 and loop together (a group past the last
-  // key idles through the iteration): the shuffles below need all 32 lanes, whatever the count.
+  // The two groups of a warp take keys base and base + 1, and base + kDecodeGroups and the one
+  // after it, and loop together (a group past the last key idles through the iteration): the
+  // shuffles below need all 32 lanes, whatever the count. Two keys a group an iteration: the
+  // loads of both are issued before either is used, twice the bytes in flight a warp.
   const int warp = threadIdx.x / 32, half = group % 2;
-  for (int base = first + 2 * warp; base < last; base += kDecodeGroups) {
-    const int key = base + half;
-    const bool live = key < last;
-    float kf[E], vf[E];
-    float dot = 0;
-    if (live) {
-      const size_t at = kvbase + static_cast<size_t>(key) * D + hl * E;
-      load_dims<E>(k + at, kf);
-      load_dims<E>(v + at, vf);
-#pragma unroll
-      for (int e = 0; e < E; ++e) dot += qv[e] * kf[e];
+  for (int base = first + 2 * warp; base < last; base += 2 * kDecodeGroups) {
+    const int key0 = base + half, key1 = key0 + kDecodeGroups;
+    const bool live0 = key0 < last, live1 = key1 < last;
+    float kf[2][E], vf[2][E];
+    float dot[2] = {0, 0};
+    if (live0) {
+      const size_t at = kvbase + static_cast<size_t>(key0) * D + hl * E;
+      load_dims<E>(k + at, kf[0]);
+      load_dims<E>(v + at, vf[0]);
+    }
+    if (live1) {
+      const size_t at = kvbase + static_cast<size_t>(key1) * D + hl * E;
+      load_dims<E>(k + at, kf[1]);
+      load_dims<E>(v + at, vf[1]);
     }
 #pragma unroll
-    for (int off = 8; off > 0; off /= 2) dot += __shfl_xor_sync(kFull, dot, off);  // within the 16 lanes
-    if (!live) continue;
-    const float score = dot * scale_log2;
-    const float m_new = fmaxf(m, score);
-    const float alpha = exp2f(m - m_new), p = exp2f(score - m_new);
-    l = l * alpha + p;
+    for (int e = 0; e < E; ++e) {
+      if (live0) dot[0] += qv[e] * kf[0][e];
+      if (live1) dot[1] += qv[e] * kf[1][e];
+    }
 #pragma unroll
-    for (int e = 0; e < E; ++e) acc[e] = acc[e] * alpha + p * vf[e];
+    for (int off = 8; off > 0; off /= 2) {  // within the 16 lanes
+      dot[0] += __shfl_xor_sync(kFull, dot[0], off);
+      dot[1] += __shfl_xor_sync(kFull, dot[1], off);
+    }
+    if (!live0) continue;  // then key1 is past the end too
+    const float s0 = dot[0] * scale_log2, s1 = live1 ? dot[1] * scale_log2 : -INFINITY;
+    const float m_new = fmaxf(m, fmaxf(s0, s1));
+    const float alpha = exp2f(m - m_new), p0 = exp2f(s0 - m_new), p1 = live1 ? exp2f(s1 - m_new) : 0.0f;
+    l = l * alpha + p0 + p1;
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc[e] = acc[e] * alpha + p0 * vf[0][e] + (live1 ? p1 * vf[1][e] : 0.0f);
     m = m_new;
   }
   if (hl == 0) {
@@ -721,6 +734,16 @@ void launch_prefill_mma(const Attend& a) {
   });
 }
 
+void launch_prefill_wgmma(const Attend& a) {
+  if (const std::string why = hopper::unavailable(); !why.empty()) {
+    throw std::runtime_error("attention: prefill_wgmma: " + why);
+  }
+  with_head_dim(a, [&](auto d, float scale_log2) {
+    hopper::launch_prefill(decltype(d)::value, a.q, a.k, a.v, a.o, a.s.heads, a.s.q_len, a.s.kv_len, a.s.causal,
+                           scale_log2, a.stream);
+  });
+}
+
 void launch_decode_per_head(const Attend& a) {
   with_head_dim(a, [&](auto d, float scale_log2) {
     constexpr int D = decltype(d)::value;
@@ -775,6 +798,10 @@ const std::vector<Row>& ladder() {
        "P kept in registers as the A operand, K and V tiles by cp.async in two stages; causal tiles past the "
        "diagonal skipped",
        Kind::kPrefill, {}, launch_prefill_mma},
+      {Variant::kPrefillWgmma, "prefill_wgmma",
+       "Hopper: the same loop on wgmma (S from shared memory, P V with P in registers), K and V tiles of 128 keys "
+       "by TMA from a producer warpgroup, two consumer warpgroups of 64 query rows (sm_90a)",
+       Kind::kPrefill, {}, launch_prefill_wgmma},
       {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode, {},
        launch_decode_per_head},
       {Variant::kDecodeSplit, "decode_split",
@@ -791,6 +818,13 @@ const Row& row_of(Variant v) { return cudalab::row_of(ladder(), v, "attention");
 CUDALAB_VARIANTS_FROM(Variant, ladder())
 
 Kind kind_of(Variant v) { return row_of(v).kind; }
+std::string unavailable(Variant v) {
+  (void)row_of(v);
+  if (v == Variant::kPrefillWgmma) return hopper::unavailable();
+  if (v == Variant::kPrefillMmaSync && cudalab::launch_limits().cc_major < 8) return "BF16 mma.sync needs sm_80 or later";
+  return "";
+}
+
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::kSoftmax: return "softmax";

@@ -9,8 +9,9 @@
 //             cuBLAS GEMMs and this lab's softmax, the S x S scores through DRAM), a fused SIMT
 //             kernel with the online softmax (FlashAttention-1's idea: one warp per query row),
 //             and FlashAttention-2's loop order on mma.sync Tensor Core instructions (a warp per
-//             16 query rows, P kept in registers as the A operand of P V); causal key tiles past
-//             the diagonal are skipped, not masked.
+//             16 query rows, P kept in registers as the A operand of P V), and on Hopper the same
+//             loop on wgmma fed by TMA, a producer warpgroup and two consumers (sm_90a only);
+//             causal key tiles past the diagonal are skipped, not masked.
 //   decode    the same for one query token against a long KV cache: a block per head, and the
 //             cache split over the SMs (flash-decoding) with a second kernel that merges the
 //             splits' partial results.
@@ -34,6 +35,7 @@ enum class Variant {
   kSoftmaxRegisters,
   kPrefillFusedSimt,
   kPrefillMmaSync,
+  kPrefillWgmma,
   kDecodePerHead,
   kDecodeSplit,
 };
@@ -41,6 +43,9 @@ CUDALAB_DECLARE_VARIANTS(Variant)
 
 enum class Kind { kSoftmax, kPrefill, kDecode };
 Kind kind_of(Variant v);
+// "" when this GPU runs the variant; otherwise why not (prefill_wgmma: compute capability 9.0
+// with sm_90a machine code in the build). A variant it does not run is named and left out.
+std::string unavailable(Variant v);
 const char* kind_name(Kind k);
 
 // The element type of softmax's rows.

@@ -49,10 +49,6 @@ constexpr int smem_bytes() {
   return Stages * Slice<BM, BN>::bytes + 1024 + 2 * Stages * 8;  // stages, alignment, barriers
 }
 
-__device__ __forceinline__ unsigned char* aligned_1024(unsigned char* p) {
-  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t{1023});
-}
-
 // One thread: slice at k0 into `stage`, its bytes counted on `full`.
 template <int BM, int BN>
 __device__ __forceinline__ void load_slice(unsigned char* stage, const CUtensorMap* ta, const CUtensorMap* tb,
@@ -114,7 +110,7 @@ __global__ void __launch_bounds__(kTmaThreads) matmul_wgmma_tma(const __grid_con
                                                                 float* __restrict__ c, int m, int n, int k) {
   using S = Slice<kTmaBM, kTmaBN>;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = aligned_1024(smem_raw);
+  unsigned char* smem = hw::aligned_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kTmaStages * S::bytes);
   const int m0 = static_cast<int>(blockIdx.y) * kTmaBM, n0 = static_cast<int>(blockIdx.x) * kTmaBN;
   const int slices = (k + kBK - 1) / kBK;
@@ -171,15 +167,6 @@ __device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* em
   __syncthreads();
 }
 
-template <int N>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-template <int N>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-
 // GroupRows 0: the tiles in row order (blockIdx.x along N); g > 0: handed out g tile rows at a
 // time (grouped_tile, tile_order.cuh), so the blocks in flight share panels of A and B in L2.
 template <int GroupRows>
@@ -188,7 +175,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
                                                                  float* __restrict__ c, int m, int n, int k) {
   using S = Slice<kWsBM, kWsBN>;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = aligned_1024(smem_raw);
+  unsigned char* smem = hw::aligned_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes);
   uint64_t* empty = full + kWsStages;
   int m0 = static_cast<int>(blockIdx.y) * kWsBM, n0 = static_cast<int>(blockIdx.x) * kWsBN;
@@ -201,7 +188,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
   const int wg = static_cast<int>(threadIdx.x) / 128;
   init_stage_barriers(full, empty);
   if (wg == 0) {
-    setmaxnreg_dec<40>();
+    hw::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       for (int t = 0; t < slices; ++t) {
         const int s = t % kWsStages;
@@ -210,7 +197,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
       }
     }
   } else {
-    setmaxnreg_inc<232>();
+    hw::setmaxnreg_inc<232>();
     const int slab = wg - 1;
     float acc[kWsBN / 2] = {};
     for (int t = 0; t < slices; ++t) {
@@ -242,7 +229,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
                                                                          float* __restrict__ c, int m, int n, int k) {
   using S = Slice<kWsBM, kWsBN>;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = aligned_1024(smem_raw);
+  unsigned char* smem = hw::aligned_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes);
   uint64_t* empty = full + kWsStages;
   const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN, tiles = tiles_m * tiles_n;
@@ -250,7 +237,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
   const int wg = static_cast<int>(threadIdx.x) / 128;
   init_stage_barriers(full, empty);
   if (wg == 0) {
-    setmaxnreg_dec<40>();
+    hw::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int g = 0;  // the block's slices so far, over all its tiles
       for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
@@ -263,7 +250,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
       }
     }
   } else {
-    setmaxnreg_inc<232>();
+    hw::setmaxnreg_inc<232>();
     const int slab = wg - 1;
     const bool lead = threadIdx.x % 32 == 0;
     float acc[kWsBN / 2];

@@ -274,10 +274,11 @@ __global__ void sweep_offsets(std::uint32_t* counts) {
 // registers, warp w the w-th 512 keys, 16 per lane (lane l of round k holds key 32 k + l of the
 // warp's segment: every load is coalesced). Each warp ranks its keys by digit with
 // match_label against a histogram of its own in shared memory (its leader adds the group's
-// size; the lanes below it in the group count too), in input order. The warps' histograms summed
-// are the tile's digit counts: published (flag aggregate) as soon as they are known, then one
-// thread per digit looks back over the tiles before it until one has published its inclusive
-// prefix (flag prefix), and publishes its own. Each key's place in the tile sorted by digit (the
+// size; the lanes below it in the group count too), in input order. Before that ranking, the
+// tile's digit counts are counted once more, by one shared atomic per key, and published (flag
+// aggregate) at once, as CUB's onesweep does: a tile's successors wait on its counts, and they
+// come a ranking sooner so. After the ranking one thread per digit looks back over the tiles
+// before it until one has published its inclusive prefix (flag prefix), and publishes its own. Each key's place in the tile sorted by digit (the
 // digits before it in the tile, the warps before it, its rank) takes it into shared memory; the
 // threads then read the sorted tile in order and write key j to where its digit's run starts in
 // the output plus j: runs of equal digits go out as consecutive addresses. 8 bytes per key per
@@ -297,9 +298,11 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
   __shared__ std::uint32_t warp_total[kRadixWarps];
   __shared__ std::uint32_t exchange[kRadixTile];                  // the tile sorted by digit (keys, then values)
   __shared__ unsigned tile_id;
+  __shared__ std::uint32_t early[kSweepDigits];                   // the tile's digit counts, before the ranking
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   if (tid == 0) tile_id = atomicAdd(next_tile, 1u);
   for (int e = tid; e < kRadixWarps * kSweepDigits; e += kRadixThreads) warp_hist[e / kSweepDigits][e % kSweepDigits] = 0;
+  early[tid] = 0;
   __syncthreads();
   const std::size_t tile = tile_id;
   const std::size_t first = tile * kRadixTile + static_cast<std::size_t>(warp) * kSweepWarpKeys + lane;
@@ -310,6 +313,15 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
     key[k] = i < n ? keys_in[i] : 0u;
     if constexpr (PAIRS) value[k] = i < n ? values_in[i] : 0u;
   }
+  // The tile's digit counts, counted by shared atomics and published (flag aggregate) before the
+  // ranking: the tiles after this one look back over it, and find its counts a ranking sooner.
+#pragma unroll
+  for (int k = 0; k < kRadixItems; ++k) {
+    if (first + static_cast<std::size_t>(k) * 32 < n) atomicAdd(&early[(bits_of(key[k], is_float) >> shift) & 255u], 1u);
+  }
+  __syncthreads();
+  SweepState(state[tile * kSweepDigits + static_cast<std::size_t>(tid)])
+      .store((tile == 0 ? kSweepPrefix : kSweepAggregate) | early[tid], cuda::memory_order_release);
   // the warp's ranks: key k's place among the warp's keys of its digit, in input order
   const unsigned below = (1u << lane) - 1u;
 #pragma unroll
@@ -337,7 +349,6 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
     count += c;
   }
   SweepState mine(state[tile * kSweepDigits + static_cast<std::size_t>(d)]);
-  mine.store((tile == 0 ? kSweepPrefix : kSweepAggregate) | count, cuda::memory_order_release);
   // where digit d begins in the sorted tile: an exclusive scan of the counts over the digits
   const std::uint32_t incl = warp_inclusive_scan(count);
   if (lane == 31) warp_total[warp] = incl;

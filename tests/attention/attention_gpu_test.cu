@@ -111,6 +111,7 @@ std::string prefill_name(const ::testing::TestParamInfo<PrefillSizes::ParamType>
 }
 
 void run_attention(Kind kind, const attention::Shape& s, Variant v, bool unfused, std::uint64_t seed) {
+  if (const std::string why = attention::unavailable(v); !why.empty()) GTEST_SKIP() << why;
   attention::AttentionProblem p(kind, s, seed, cudalab::Replays::kNotChecked, unfused, -1);
   auto rungs = p.rungs({v});
   ASSERT_EQ(rungs.size(), unfused ? 2u : 1u);
