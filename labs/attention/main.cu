@@ -4,7 +4,6 @@
 //   ./labs/attention                              softmax 16384 x 4096, prefill 64 heads x 4096 (both masks), decode
 //   ./labs/attention --section prefill --seq 1024 --dim 64 --mask causal
 //   ./labs/attention --section decode --kv 131072 --heads 16
-//   ./labs/attention --section softmax --rows 4096 --cols 32768 --type bf16
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,8 +37,8 @@ bool wants(const Options& o, Kind k) { return o.section == "all" || o.section ==
 
 int run(int argc, char** argv) {
   Options o;
-  cudalab::Cli cli("attention", "Softmax, the fused attention prefill (SIMT, mma.sync and Hopper wgmma Tensor Cores) and the split "
-                                "decode, checked against the CPU and timed against the copy ceiling and cuBLAS.");
+  cudalab::Cli cli("attention", "Softmax, the fused attention prefill (SIMT, mma.sync and Hopper wgmma Tensor Cores) "
+                                "and the split decode, checked against the CPU, timed against the copy and cuBLAS.");
   cli.variant_option(o.variant, attention::variant_names(),
                      cudalab::names_of(attention::all_variants(), attention::variant_summary));
   cli.option("--section", o.section, "run one part only", {"all", "softmax", "prefill", "decode"});
@@ -65,8 +64,7 @@ int run(int argc, char** argv) {
   cli.narrow_section(o.section, o.variant, attention::kind_name(attention::kind_of(chosen.front())));
 
   cudalab::LabRun run("attention", o.common, "bf16", 0);
-  // A variant this GPU cannot run (prefill_wgmma off compute capability 9.0) is named and left
-  // out, never replaced by another kernel; asked for alone, it is exit 77.
+  // A variant this GPU cannot run (prefill_wgmma off sm_90) is named and left out; alone, exit 77.
   for (const Variant v : chosen) {
     if (const std::string why = attention::unavailable(v); !why.empty()) {
       if (o.variant != "all") throw cudalab::NoDeviceError("--variant " + o.variant + ": " + why);
