@@ -122,6 +122,13 @@ function(cudalab_sm90a_kernels lab)
   target_link_libraries(${lab}_sm90a PRIVATE cudalab::common)
   cudalab_warnings(${lab}_sm90a)
   target_sources(${lab}_kernels PRIVATE $<TARGET_OBJECTS:${lab}_sm90a>)
+  # A kernel whose wgmma ptxas serialises fails to build (cmake/wgmma_guard.sh says why).
+  # A launcher the user gave (ccache) runs inside it.
+  set(launcher "${PROJECT_SOURCE_DIR}/cmake/wgmma_guard.sh")
+  if(CMAKE_CUDA_COMPILER_LAUNCHER)
+    list(APPEND launcher ${CMAKE_CUDA_COMPILER_LAUNCHER})
+  endif()
+  set_target_properties(${lab}_sm90a PROPERTIES CUDA_COMPILER_LAUNCHER "${launcher}")
 endfunction()
 
 function(cudalab_add_lab name)
