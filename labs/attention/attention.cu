@@ -21,6 +21,7 @@
 #include "common/vector_types.cuh"
 #include "attention_wgmma.hpp"
 #include "inputs.hpp"
+#include "online_softmax.cuh"
 
 namespace attention {
 namespace {
@@ -459,16 +460,7 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
       }
     }
     float alpha[2], base[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 2));
-      const float m_new = fmaxf(m[h], mx[h]);
-      base[h] = m_new == -INFINITY ? 0.0f : m_new;  // a row that has seen no key yet: every p is 0
-      alpha[h] = exp2f(m[h] - base[h]);
-      m[h] = m_new;
-      l[h] *= alpha[h];
-    }
+    online_max_step(mx, m, l, alpha, base);  // the quad's max, the rows' new m; l *= alpha
 #pragma unroll
     for (int n = 0; n < 8; ++n) {
 #pragma unroll

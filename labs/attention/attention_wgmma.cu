@@ -44,6 +44,7 @@
 #include "common/math.hpp"
 #include "common/mma.cuh"
 #include "common/tensor_map.hpp"
+#include "online_softmax.cuh"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "attention_wgmma.cu uses sm_90a instructions: build it for sm_90a only (cudalab_sm90a_kernels)"
@@ -204,16 +205,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) prefill_wgmma(const __grid_c
       }
     }
     float alpha[2], base[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 2));
-      const float m_new = fmaxf(m[h], mx[h]);
-      base[h] = m_new == -INFINITY ? 0.0f : m_new;  // a row that has seen no key yet: every p is 0
-      alpha[h] = exp2f(m[h] - base[h]);
-      m[h] = m_new;
-      l[h] *= alpha[h];
-    }
+    online_max_step(mx, m, l, alpha, base);  // the quad's max, the rows' new m; l *= alpha
     // P = 2^(s - m), packed to BF16 pairs as the A fragments of P V: accumulator groups 2kk and
     // 2kk + 1 (keys 16kk .. 16kk + 15) are k step kk (hopper.cuh).
     uint32_t p[kWgmmaKeys / 16][4];
