@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/cuda_check.hpp"  // NoDeviceError
+
 namespace cudalab {
 
 template <typename V, typename NameFn>
@@ -101,6 +103,28 @@ std::vector<V> select_variants(const std::vector<V>& all, NameFn name, const std
   V v{};
   if (find_by_name(all, name, choice, &v)) return {v};
   return {};
+}
+
+// Of the variants --variant selected (`choice`: "all" or one name), those this GPU runs. A
+// variant it does not run (why_not(v) is not empty: a Hopper rung elsewhere) is never replaced by
+// another kernel: with "all" it is named through note("  <name>: not available for this GPU
+// (<why>)") and left out; asked for by name, it is NoDeviceError (exit 77, which ctest reports as
+// skipped): "--variant <name>: <why><context>".
+template <typename V, typename NameFn, typename WhyNotFn, typename NoteFn>
+std::vector<V> runnable_variants(const std::vector<V>& selected, const std::string& choice, NameFn name,
+                                 WhyNotFn why_not, NoteFn note, const std::string& context = "") {
+  std::vector<V> out;
+  for (const V& v : selected) {
+    const std::string why = why_not(v);
+    if (why.empty()) {
+      out.push_back(v);
+    } else if (choice != "all") {
+      throw NoDeviceError("--variant " + choice + ": " + why + context);
+    } else {
+      note("  " + std::string(name(v)) + ": not available for this GPU (" + why + ")");
+    }
+  }
+  return out;
 }
 
 }  // namespace cudalab

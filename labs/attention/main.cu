@@ -64,13 +64,9 @@ int run(int argc, char** argv) {
   cli.narrow_section(o.section, o.variant, attention::kind_name(attention::kind_of(chosen.front())));
 
   cudalab::LabRun run("attention", o.common, "bf16", 0);
-  // A variant this GPU cannot run (prefill_wgmma off sm_90) is named and left out; alone, exit 77.
-  for (const Variant v : chosen) {
-    if (const std::string why = attention::unavailable(v); !why.empty()) {
-      if (o.variant != "all") throw cudalab::NoDeviceError("--variant " + o.variant + ": " + why);
-      run.report().note(fmt::format("  {}: not available for this GPU ({})", attention::variant_name(v), why));
-    }
-  }
+  const std::vector<Variant> runs = cudalab::runnable_variants(  // prefill_wgmma: sm_90 only
+      chosen, o.variant, attention::variant_name, [](Variant v) { return attention::unavailable(v); },
+      [&](const std::string& line) { run.report().note(line); });
   const bool unfused = !o.no_unfused;
   attention::require_memory(wants(o, Kind::kSoftmax), wants(o, Kind::kPrefill), wants(o, Kind::kDecode), o.rows,
                             o.cols, {o.heads, o.seq, o.seq, o.dim, false}, {o.heads, 1, o.kv, o.dim, false}, unfused);
@@ -84,7 +80,7 @@ int run(int argc, char** argv) {
       run.section(cudalab::Section::titled(f32 ? "softmax_f32" : "softmax_bf16",
                                            fmt::format("softmax of {} rows x {} ({}; GB/s: the rows read and written "
                                                        "once)", o.rows, o.cols, f32 ? "FP32" : "BF16")),
-                  p.rungs(chosen));
+                  p.rungs(runs));
     }
   }
   if (wants(o, Kind::kPrefill)) {
@@ -100,7 +96,7 @@ int run(int argc, char** argv) {
       s.peak_gflops = tc_peak > 0 ? tc_peak : run.facts().theoretical_fp32_gflops();
       s.peak_name = tc_peak > 0 ? "BF16 TC" : "FP32";
       s.shape = {false, "x unfused"};
-      run.section(s, p.rungs(chosen));
+      run.section(s, p.rungs(runs));
     }
   }
   if (wants(o, Kind::kDecode)) {
@@ -108,7 +104,7 @@ int run(int argc, char** argv) {
                                   cudalab::Replays::kCaught, false);
     run.section(cudalab::Section::titled("decode", fmt::format("decode: {} heads, one query against {} keys, d = {} "
                                                                "(GB/s: the KV cache read once)", o.heads, o.kv, o.dim)),
-                p.rungs(chosen));
+                p.rungs(runs));
   }
   return run.exit_code();
 }

@@ -260,14 +260,11 @@ inline int bf16_ladder(cudalab::LabRun& run, int m, int n, int k, const std::str
   report.field("peak_bf16_tensor_gflops", "dense BF16 Tensor Core peak (SMs x FLOP/clock x max clock)",
                peak > 0 ? Value(peak, 0) : Value(), peak > 0 ? "GFLOP/s" : "(no figure for this GPU)");
   std::vector<cudalab::Rung> rungs;
-  // A rung this GPU cannot run (the wgmma rungs off compute capability 9.0) is named and left
-  // out, never replaced by another kernel; asked for alone, it is exit 77.
-  for (auto v : cudalab::select_variants(tensor::all_variants(), tensor::variant_name, chosen)) {
-    if (const std::string why = tensor::unavailable(v); !why.empty()) {
-      if (chosen != "all") throw cudalab::NoDeviceError("--variant " + chosen + ": " + why + " (this GPU is " + facts.arch() + ")");
-      report.note(fmt::format("  {}: not available for this GPU ({})", tensor::variant_name(v), why));
-      continue;
-    }
+  // the wgmma rungs run on compute capability 9.0 only
+  for (auto v : cudalab::runnable_variants(
+           cudalab::select_variants(tensor::all_variants(), tensor::variant_name, chosen), chosen, tensor::variant_name,
+           [](tensor::Variant x) { return tensor::unavailable(x); }, [&](const std::string& line) { report.note(line); },
+           " (this GPU is " + facts.arch() + ")")) {
     rungs.push_back(tensor_rung(v, p));
   }
   rungs.push_back(cublas_bf16_rung(blas, p));

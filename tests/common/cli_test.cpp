@@ -210,6 +210,26 @@ TEST(Variants, NamesLookupAndSelection) {
   EXPECT_TRUE(cudalab::select_variants(kFruits, fruit_name, "plum").empty());
 }
 
+// A variant the GPU does not run is named and left out of "all", and is exit 77 asked for alone;
+// the others pass through in order.
+TEST(Variants, RunnableVariantsNameWhatTheyLeaveOut) {
+  const auto why_not = [](Fruit f) { return f == Fruit::kPear ? std::string("needs a pear tree") : std::string(); };
+  std::vector<std::string> notes;
+  const auto note = [&](const std::string& line) { notes.push_back(line); };
+  EXPECT_EQ(cudalab::runnable_variants(kFruits, "all", fruit_name, why_not, note), std::vector<Fruit>{Fruit::kApple});
+  EXPECT_EQ(notes, std::vector<std::string>{"  pear: not available for this GPU (needs a pear tree)"});
+  notes.clear();
+  EXPECT_EQ(cudalab::runnable_variants(std::vector<Fruit>{Fruit::kApple}, "apple", fruit_name, why_not, note),
+            std::vector<Fruit>{Fruit::kApple});
+  try {
+    cudalab::runnable_variants(std::vector<Fruit>{Fruit::kPear}, "pear", fruit_name, why_not, note, " (here)");
+    ADD_FAILURE() << "a variant the GPU does not run, asked for alone, must be NoDeviceError";
+  } catch (const cudalab::NoDeviceError& e) {
+    EXPECT_EQ(std::string(e.what()), "--variant pear: needs a pear tree (here)");
+  }
+  EXPECT_TRUE(notes.empty());
+}
+
 TEST(Variants, VariantOptionAcceptsAllAndEveryName) {
   for (const char* choice : {"all", "apple", "pear"}) {
     cudalab::Cli cli("lab", "test");
