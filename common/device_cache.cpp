@@ -88,4 +88,21 @@ int resident_clusters(const void* kernel, int cluster, int threads, std::size_t 
   return n;
 }
 
+std::string sm90a_unavailable(const void* probe) {
+  const LaunchLimits& device = launch_limits();
+  if (device.cc_major != 9 || device.cc_minor != 0) {
+    return "wgmma and TMA run from sm_90a machine code, which only compute capability 9.0 runs";
+  }
+  static std::map<const void*, bool> has_image;
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  auto it = has_image.find(probe);
+  if (it == has_image.end()) {
+    cudaFuncAttributes attr{};
+    const bool found = cudaFuncGetAttributes(&attr, probe) == cudaSuccess;
+    if (!found) (void)cudaGetLastError();  // not sticky: clear it
+    it = has_image.emplace(probe, found).first;
+  }
+  return it->second ? "" : "this build has no sm_90a machine code for this GPU";
+}
+
 }  // namespace cudalab

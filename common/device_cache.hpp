@@ -8,7 +8,9 @@
 //   const cudalab::LaunchLimits& d = cudalab::launch_limits();   // the current device's
 //   int per_sm = cudalab::resident_blocks(kernel, 256, smem);     // cudaOccupancy..., cached
 //   int at_once = cudalab::resident_clusters(kernel, 4, 256, smem); // clusters on the GPU, cached
+//   std::string why = cudalab::sm90a_unavailable(kernel);        // "" where wgmma/TMA code runs
 #include <cstddef>
+#include <string>
 
 namespace cudalab {
 
@@ -40,5 +42,17 @@ int resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) {
 // `dynamic_smem` bytes the current device holds at once, queried once per (device, kernel,
 // cluster, threads, dynamic_smem). Needs thread-block clusters (LaunchLimits::clusters).
 int resident_clusters(const void* kernel, int cluster, int threads, std::size_t dynamic_smem = 0);
+
+// Why `probe`, a kernel compiled only for sm_90a (wgmma, TMA, setmaxnreg), cannot run on the
+// current device, or "" where it can: the device must be of compute capability 9.0 exactly (the
+// "a" features run nowhere else), and this build must carry sm_90a machine code for it (a build
+// for other architectures leaves the kernel without an image). Whether the image is there is asked
+// once per probe (cudaFuncGetAttributes; its error is cleared, it is not sticky).
+std::string sm90a_unavailable(const void* probe);
+
+template <typename Kernel>
+std::string sm90a_unavailable(Kernel* probe) {
+  return sm90a_unavailable(reinterpret_cast<const void*>(probe));
+}
 
 }  // namespace cudalab

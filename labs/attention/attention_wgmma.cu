@@ -274,19 +274,7 @@ void launch_d(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t*
 
 }  // namespace
 
-std::string unavailable() {
-  const cudalab::LaunchLimits& device = cudalab::launch_limits();  // the suite's per-device cache
-  if (device.cc_major != 9 || device.cc_minor != 0) {
-    return "wgmma and TMA run from sm_90a machine code, which only compute capability 9.0 runs";
-  }
-  static const bool has_image = [] {
-    cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, prefill_wgmma<64>) == cudaSuccess) return true;
-    (void)cudaGetLastError();  // not sticky: clear it
-    return false;
-  }();
-  return has_image ? "" : "this build has no sm_90a machine code for this GPU";
-}
+std::string unavailable() { return cudalab::sm90a_unavailable(prefill_wgmma<64>); }
 
 void launch_prefill(int d, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o, int heads, int q_len,
                     int kv_len, bool causal, float scale_log2, cudaStream_t stream) {

@@ -332,21 +332,7 @@ dim3 grid_for(int m, int n, int bm, int bn) {
 
 }  // namespace
 
-std::string unavailable() {
-  const cudalab::LaunchLimits& device = cudalab::launch_limits();  // the suite's per-device cache
-  if (device.cc_major != 9 || device.cc_minor != 0) {
-    return "wgmma and TMA run from sm_90a machine code, which only compute capability 9.0 runs";
-  }
-  // Whether this build carries sm_90a machine code: the same for every device of capability 9.0,
-  // so asked once, on the first such device.
-  static const bool has_image = [] {
-    cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, matmul_wgmma_tma) == cudaSuccess) return true;
-    (void)cudaGetLastError();  // not sticky: clear it
-    return false;
-  }();
-  return has_image ? "" : "this build has no sm_90a machine code for this GPU";
-}
+std::string unavailable() { return cudalab::sm90a_unavailable(matmul_wgmma_tma); }
 
 bool direct(const std::uint16_t* a, const std::uint16_t* b, int n, int k) {
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
