@@ -15,5 +15,10 @@ namespace cudalab {
 // driver refuses (the base must be 16-byte aligned and the row pitch a multiple of 16 bytes).
 CUtensorMap tensor_map_bf16_2d(const void* base, std::uint64_t cols, std::uint64_t rows, std::uint64_t row_elems,
                                std::uint32_t box_cols, std::uint32_t box_rows);
+// The same for 32-bit floats, not swizzled (box_cols x 4 bytes a multiple of 16): what a TMA store
+// of an FP32 tile from a row-major shared-memory buffer reads. The row pitch must be a multiple
+// of 16 bytes (row_elems a multiple of 4) and the base 16-byte aligned.
+CUtensorMap tensor_map_f32_2d(const void* base, std::uint64_t cols, std::uint64_t rows, std::uint64_t row_elems,
+                              std::uint32_t box_cols, std::uint32_t box_rows);
 
 }  // namespace cudalab

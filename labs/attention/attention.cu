@@ -313,48 +313,38 @@ __global__ void __launch_bounds__(kSimtRows * 32) prefill_fused_simt(const uint1
 }
 
 // ---- 5. FlashAttention-2 on mma.sync --------------------------------------------------------------
-// A block of 4 warps takes 64 query rows, each warp 16 (its Q fragments in registers for the
-// whole run), and walks tiles of 64 keys: S = Q K^T as 8 mma tiles of 16 x 8 per warp, the
-// online softmax on S's accumulators (a row's 64 scores sit in the 4 lanes of a quad: two
-// shuffles give its max), then P V with P converted in registers from the accumulator layout to
-// the A operand's (FlashAttention-2's trick: no trip through shared memory). K's and V's
-// fragments come from shared memory by ldmatrix (four 8 x 8 matrices per instruction, V's
-// transposed on the way: two keys of one dimension in a register), and the tiles arrive by
-// cp.async in two stages, the next tile copied while the warps compute on this one. Rows of K
-// and V in shared memory are padded by 8 BF16 (16 bytes) so that the 8 row addresses of an
-// ldmatrix hit different banks.
-constexpr int kMmaRows = 64;
+// A block of 4 warps takes 128 query rows, each warp 32 of them as two m-tiles of 16, and walks
+// tiles of 64 keys: S = Q K^T as 2 x 8 mma tiles of 16 x 8 per warp, the online softmax on S's
+// accumulators (a row's 64 scores sit in the 4 lanes of a quad: two shuffles give its max), then
+// P V with P converted in registers from the accumulator layout to the A operand's
+// (FlashAttention-2's trick: no trip through shared memory). K's and V's fragments come from
+// shared memory by ldmatrix (four 8 x 8 matrices per instruction, V's transposed on the way: two
+// keys of one dimension in a register), and each feeds both m-tiles: two mma per fragment, so
+// shared memory serves half the bytes per FLOP of a warp with 16 rows (at one m-tile a warp's
+// ldmatrix traffic alone is about what shared memory delivers at the Tensor Cores' mma.sync
+// rate). Q stays in shared memory, its fragments read again at each k-step (registers hold S's
+// 64 and O's 128 floats a thread). The key tiles arrive by cp.async in two stages, the next tile
+// copied while the warps compute on this one. Rows in shared memory are padded by 8 BF16 (16
+// bytes) so that the 8 row addresses of an ldmatrix hit different banks.
+constexpr int kMmaRows = 128;
 constexpr int kMmaThreads = 128;
 constexpr int kMmaKeys = 64;
+constexpr int kMmaTiles = kMmaRows / (kMmaThreads / 32) / 16;  // m-tiles of 16 rows per warp
 
-// Two stages of a K tile and a V tile, kMmaKeys rows of D + 8 BF16 each (8 of padding: the
-// rows' 16-byte pieces fall on other banks for ldmatrix).
+// Q's kMmaRows rows, then two stages of a K tile and a V tile of kMmaKeys rows, each row D + 8
+// BF16 (8 of padding: the rows' 16-byte pieces fall on other banks for ldmatrix).
 template <int D>
 constexpr std::size_t mma_smem_bytes() {
-  return 4 * static_cast<std::size_t>(kMmaKeys) * (D + 8) * sizeof(uint16_t);
+  return (kMmaRows + 4 * static_cast<std::size_t>(kMmaKeys)) * (D + 8) * sizeof(uint16_t);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 
-__device__ __forceinline__ unsigned lds32(const uint16_t* p) { return *reinterpret_cast<const unsigned*>(p); }
-
 // ROWS x D BF16 of a [tokens][D] tensor from `row0` into shared memory (LD elements a row), 16
-// bytes a piece; rows past `rows_total` are zeros.
+// bytes a piece, by cp.async (zeros past rows_total): the copy runs while the block computes.
 template <int D, int LD, int ROWS>
-__device__ __forceinline__ void load_rows(uint16_t* s, const uint16_t* __restrict__ g, int row0, int rows_total) {
-  constexpr int kPieces = ROWS * D / 8;
-  for (int i = threadIdx.x; i < kPieces; i += kMmaThreads) {
-    const int r = i / (D / 8), c = (i % (D / 8)) * 8;
-    uint4 piece = make_uint4(0, 0, 0, 0);
-    if (row0 + r < rows_total) piece = *reinterpret_cast<const uint4*>(g + static_cast<size_t>(row0 + r) * D + c);
-    *reinterpret_cast<uint4*>(s + r * LD + c) = piece;
-  }
-}
-// The same rows copied by cp.async (zeros past rows_total): the copy runs while the block
-// computes on the other stage.
-template <int D, int LD>
 __device__ __forceinline__ void copy_rows_async(uint16_t* s, const uint16_t* __restrict__ g, int row0, int rows_total) {
-  constexpr int kPieces = kMmaKeys * D / 8;
+  constexpr int kPieces = ROWS * D / 8;
   for (int i = threadIdx.x; i < kPieces; i += kMmaThreads) {
     const int r = i / (D / 8), c = (i % (D / 8)) * 8;
     const bool valid = row0 + r < rows_total;
@@ -373,144 +363,165 @@ __global__ void __launch_bounds__(kMmaThreads) prefill_mma_sync(const uint16_t* 
   constexpr int LD = D + 8;
   constexpr int KS = D / 16;  // k-steps of Q K^T
   constexpr int ND = D / 8;   // n-tiles of O
-  extern __shared__ __align__(16) uint16_t kv_smem[];  // [stage][K, V][kMmaKeys * LD]: mma_smem_bytes<D>()
-  const auto k_stage = [&](int st) { return kv_smem + (2 * st) * kMmaKeys * LD; };
-  const auto v_stage = [&](int st) { return kv_smem + (2 * st + 1) * kMmaKeys * LD; };
+  constexpr int MT = kMmaTiles;
+  extern __shared__ __align__(16) uint16_t mma_smem[];  // Q, then [stage][K, V]: mma_smem_bytes<D>()
+  uint16_t* const qs = mma_smem;
+  const auto k_stage = [&](int st) { return mma_smem + (kMmaRows + (2 * st) * kMmaKeys) * LD; };
+  const auto v_stage = [&](int st) { return mma_smem + (kMmaRows + (2 * st + 1) * kMmaKeys) * LD; };
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int head = blockIdx.y, q0 = blockIdx.x * kMmaRows;
   const int diag = kv_len - q_len;
   const uint16_t* qh = q + static_cast<size_t>(head) * q_len * D;
   const uint16_t* kh = k + static_cast<size_t>(head) * kv_len * D;
   const uint16_t* vh = v + static_cast<size_t>(head) * kv_len * D;
-  const int ra = q0 + warp * 16 + g, rb = ra + 8;  // this thread's two rows
+  const int r0 = q0 + warp * 16 * MT + g;  // this thread's rows: r0 + 16 mt (+ 8)
 
-  // Q's rows through stage 1's K buffer (and its V buffer after it, for more than kMmaKeys rows)
-  // once; each warp keeps its 16 rows as A fragments.
-  static_assert(kMmaRows <= 2 * kMmaKeys && kMmaThreads == 2 * kMmaRows, "Q fits stage 1; a warp per 16 rows");
-  load_rows<D, LD, kMmaRows>(k_stage(1), qh, q0, q_len);
-  __syncthreads();
-  unsigned qa[KS][4];
-  {
-    const uint16_t* base = k_stage(1) + (warp * 16 + g) * LD + 2 * t;
+  float acc[MT][ND][4];
 #pragma unroll
-    for (int kk = 0; kk < KS; ++kk) {
-      qa[kk][0] = lds32(base + kk * 16);
-      qa[kk][1] = lds32(base + 8 * LD + kk * 16);
-      qa[kk][2] = lds32(base + kk * 16 + 8);
-      qa[kk][3] = lds32(base + 8 * LD + kk * 16 + 8);
-    }
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int n = 0; n < ND; ++n) acc[mt][n][0] = acc[mt][n][1] = acc[mt][n][2] = acc[mt][n][3] = 0;
   }
-  float acc[ND][4];
+  float m[MT][2], l[MT][2];
 #pragma unroll
-  for (int n = 0; n < ND; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0;
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0, 0};
+  for (int mt = 0; mt < MT; ++mt) m[mt][0] = m[mt][1] = -INFINITY, l[mt][0] = l[mt][1] = 0;
 
-  // Two stages: while the warps compute on tile j (stage j % 2), cp.async copies tile j + 1
-  // into the other stage; a tile waits for its own copy only (wait_group 1 leaves the next in
-  // flight).
+  // Q's rows and the first key tile in one group of copies; then two stages: while the warps
+  // compute on tile j (stage j % 2), cp.async copies tile j + 1 into the other stage; a tile
+  // waits for its own copy only (wait_group 1 leaves the next in flight).
   const int kv_end = causal ? min(kv_len, min(q0 + kMmaRows, q_len) + diag) : kv_len;
+  copy_rows_async<D, LD, kMmaRows>(qs, qh, q0, q_len);
   if (kv_end > 0) {
-    copy_rows_async<D, LD>(k_stage(0), kh, 0, kv_len);
-    copy_rows_async<D, LD>(v_stage(0), vh, 0, kv_len);
-    cp_async_commit();
+    copy_rows_async<D, LD, kMmaKeys>(k_stage(0), kh, 0, kv_len);
+    copy_rows_async<D, LD, kMmaKeys>(v_stage(0), vh, 0, kv_len);
   }
+  cp_async_commit();
+  if (kv_end <= 0) cp_async_wait<0>();  // no key tile: no copy may outlive the block
+  // ldmatrix.x4 row addresses. A (Q, 16 x 16 at rows 16 mt, dims 16 kk): lane L gives row L % 16,
+  // dims + 8 for lanes 16..31. B = K^T (two key tiles, keys 16 np .. 16 np + 15, dims 16 kk ..):
+  // key 16 np + L % 8 (+ 8 for lanes 16..31), dims + 8 for lanes 8..15 and 24..31. V (.trans, two
+  // dimension tiles): key 16 kk + L % 16, dims 16 np (+ 8 for lanes 16..31).
+  const int a_row = lane & 15, a_col = (lane >> 4) * 8;
+  const int k_row = (lane & 7) + ((lane >> 4) << 3), k_col = ((lane >> 3) & 1) * 8;
+  const int v_row = lane & 15, v_col = (lane >> 4) * 8;
+  const unsigned q_at = cudalab::smem_address(qs + (warp * 16 * MT + a_row) * LD + a_col);
   int stage = 0;
   for (int kv0 = 0; kv0 < kv_end; kv0 += kMmaKeys, stage ^= 1) {
-    __syncthreads();  // every warp is done with the other stage (the tile before, or Q's staging)
+    __syncthreads();  // every warp is done with the other stage (the tile before)
     if (kv0 + kMmaKeys < kv_end) {
-      copy_rows_async<D, LD>(k_stage(stage ^ 1), kh, kv0 + kMmaKeys, kv_len);
-      copy_rows_async<D, LD>(v_stage(stage ^ 1), vh, kv0 + kMmaKeys, kv_len);
+      copy_rows_async<D, LD, kMmaKeys>(k_stage(stage ^ 1), kh, kv0 + kMmaKeys, kv_len);
+      copy_rows_async<D, LD, kMmaKeys>(v_stage(stage ^ 1), vh, kv0 + kMmaKeys, kv_len);
       cp_async_commit();
       cp_async_wait<1>();  // this tile's copies have landed; the next tile's may still be in flight
     } else {
       cp_async_wait<0>();
     }
     __syncthreads();  // this tile, copied by every thread, is seen by every warp
-    const uint16_t* ks = k_stage(stage);
-    const uint16_t* vs = v_stage(stage);
+    const unsigned ks = cudalab::smem_address(k_stage(stage));
+    const unsigned vs = cudalab::smem_address(v_stage(stage));
 
-    float s[8][4];
+    float s[MT][8][4];
 #pragma unroll
-    for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0;
-    // B = K^T: one ldmatrix.x4 brings the fragments of two key tiles (keys 16np .. 16np + 15, dims
-    // 16kk .. 16kk + 15): lane L gives the row address of key 16np + L % 8 (+ 8 for lanes 16..31),
-    // dims + 8 for lanes 8..15 and 24..31.
-    const int k_row = (lane & 7) + ((lane >> 4) << 3), k_col = ((lane >> 3) & 1) * 8;
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0;
+    }
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk) {
+      unsigned qa[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) cudalab::ldmatrix_x4_at(qa[mt], q_at + 2 * (mt * 16 * LD + kk * 16));
 #pragma unroll
       for (int np = 0; np < 4; ++np) {
         unsigned kb[4];
-        cudalab::ldmatrix_x4_at(kb, cudalab::smem_address(ks + (np * 16 + k_row) * LD + kk * 16 + k_col));
-        cudalab::mma_bf16(s[2 * np], qa[kk], kb[0], kb[1]);
-        cudalab::mma_bf16(s[2 * np + 1], qa[kk], kb[2], kb[3]);
-      }
-    }
-    // Scale to base 2, mask (past the sequence; past the diagonal), and each row's max.
-    float mx[2] = {-INFINITY, -INFINITY};
+        cudalab::ldmatrix_x4_at(kb, ks + 2 * ((np * 16 + k_row) * LD + kk * 16 + k_col));
 #pragma unroll
-    for (int n = 0; n < 8; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int key = kv0 + n * 8 + 2 * t + (e & 1), row = e < 2 ? ra : rb;
-        float x = s[n][e] * scale_log2;
-        if (key >= kv_len || (causal && key > row + diag)) x = -INFINITY;
-        s[n][e] = x;
-        mx[e / 2] = fmaxf(mx[e / 2], x);
-      }
-    }
-    float alpha[2], base[2];
-    online_max_step(mx, m, l, alpha, base);  // the quad's max, the rows' new m; l *= alpha
-#pragma unroll
-    for (int n = 0; n < 8; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        s[n][e] = exp2f(s[n][e] - base[e / 2]);
-        l[e / 2] += s[n][e];  // this lane's share; the quad's sum is taken at the end
+        for (int mt = 0; mt < MT; ++mt) {
+          cudalab::mma_bf16(s[mt][2 * np], qa[mt], kb[0], kb[1]);
+          cudalab::mma_bf16(s[mt][2 * np + 1], qa[mt], kb[2], kb[3]);
+        }
       }
     }
 #pragma unroll
-    for (int n = 0; n < ND; ++n) {
-      acc[n][0] *= alpha[0];
-      acc[n][1] *= alpha[0];
-      acc[n][2] *= alpha[1];
-      acc[n][3] *= alpha[1];
+    for (int mt = 0; mt < MT; ++mt) {
+      // Scale to base 2, mask (past the sequence; past the diagonal), and each row's max.
+      const int ra = r0 + 16 * mt, rb = ra + 8;
+      float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = kv0 + n * 8 + 2 * t + (e & 1), row = e < 2 ? ra : rb;
+          float x = s[mt][n][e] * scale_log2;
+          if (key >= kv_len || (causal && key > row + diag)) x = -INFINITY;
+          s[mt][n][e] = x;
+          mx[e / 2] = fmaxf(mx[e / 2], x);
+        }
+      }
+      float alpha[2], base[2];
+      online_max_step(mx, m[mt], l[mt], alpha, base);  // the quad's max, the rows' new m; l *= alpha
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          s[mt][n][e] = exp2f(s[mt][n][e] - base[e / 2]);
+          l[mt][e / 2] += s[mt][n][e];  // this lane's share; the quad's sum is taken at the end
+        }
+      }
+#pragma unroll
+      for (int n = 0; n < ND; ++n) {
+        acc[mt][n][0] *= alpha[0];
+        acc[mt][n][1] *= alpha[0];
+        acc[mt][n][2] *= alpha[1];
+        acc[mt][n][3] *= alpha[1];
+      }
     }
     // O += P V: P's accumulators of key tiles 2kk and 2kk+1 are the A fragment of keys 16kk ..
-    // 16kk+15; V's B fragments (two keys of one dimension in a register) come transposed by
-    // ldmatrix.x4.trans, two dimension tiles at a time: lane L gives the row address of key
-    // 16kk + L % 16, dims 16np (+ 8 for lanes 16..31).
-    const int v_row = lane & 15, v_col = (lane >> 4) * 8;
+    // 16kk+15; each V fragment pair (ldmatrix.x4.trans) feeds both m-tiles.
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-      const unsigned pa[4] = {cudalab::pack_bf16(s[2 * kk][0], s[2 * kk][1]), cudalab::pack_bf16(s[2 * kk][2], s[2 * kk][3]),
-                              cudalab::pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                              cudalab::pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      unsigned pa[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        pa[mt][0] = cudalab::pack_bf16(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        pa[mt][1] = cudalab::pack_bf16(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        pa[mt][2] = cudalab::pack_bf16(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        pa[mt][3] = cudalab::pack_bf16(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      }
 #pragma unroll
       for (int np = 0; np < ND / 2; ++np) {
         unsigned vb[4];
-        cudalab::ldmatrix_x4_trans_at(vb, cudalab::smem_address(vs + (kk * 16 + v_row) * LD + np * 16 + v_col));
-        cudalab::mma_bf16(acc[2 * np], pa, vb[0], vb[1]);
-        cudalab::mma_bf16(acc[2 * np + 1], pa, vb[2], vb[3]);
+        cudalab::ldmatrix_x4_trans_at(vb, vs + 2 * ((kk * 16 + v_row) * LD + np * 16 + v_col));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          cudalab::mma_bf16(acc[mt][2 * np], pa[mt], vb[0], vb[1]);
+          cudalab::mma_bf16(acc[mt][2 * np + 1], pa[mt], vb[2], vb[3]);
+        }
       }
     }
   }
-  float inv[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    l[h] += __shfl_xor_sync(kFull, l[h], 1);
-    l[h] += __shfl_xor_sync(kFull, l[h], 2);
-    inv[h] = 1.0f / l[h];
-  }
   uint16_t* oh = o + static_cast<size_t>(head) * q_len * D;
 #pragma unroll
-  for (int n = 0; n < ND; ++n) {
-    const int c = n * 8 + 2 * t;
-    if (ra < q_len) {
-      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(ra) * D + c) = cudalab::pack_bf16(acc[n][0] * inv[0], acc[n][1] * inv[0]);
+  for (int mt = 0; mt < MT; ++mt) {
+    float inv[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      l[mt][h] += __shfl_xor_sync(kFull, l[mt][h], 1);
+      l[mt][h] += __shfl_xor_sync(kFull, l[mt][h], 2);
+      inv[h] = 1.0f / l[mt][h];
     }
-    if (rb < q_len) {
-      *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(rb) * D + c) = cudalab::pack_bf16(acc[n][2] * inv[1], acc[n][3] * inv[1]);
+    const int ra = r0 + 16 * mt, rb = ra + 8;
+#pragma unroll
+    for (int n = 0; n < ND; ++n) {
+      const int c = n * 8 + 2 * t;
+      if (ra < q_len) {
+        *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(ra) * D + c) =
+            cudalab::pack_bf16(acc[mt][n][0] * inv[0], acc[mt][n][1] * inv[0]);
+      }
+      if (rb < q_len) {
+        *reinterpret_cast<unsigned*>(oh + static_cast<size_t>(rb) * D + c) =
+            cudalab::pack_bf16(acc[mt][n][2] * inv[1], acc[mt][n][3] * inv[1]);
+      }
     }
   }
 #endif
@@ -714,7 +725,7 @@ void launch_prefill_mma(const Attend& a) {
   }
   with_head_dim(a, [&](auto d, float scale_log2) {
     constexpr int D = decltype(d)::value;
-    constexpr std::size_t smem = mma_smem_bytes<D>();  // 69,632 bytes at D = 128: past the 48 KB default
+    constexpr std::size_t smem = mma_smem_bytes<D>();  // 104,448 bytes at D = 128: past the 48 KB default
     static const bool opted_in = [] {
       CUDA_CHECK(cudaFuncSetAttribute(prefill_mma_sync<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(smem)));
@@ -786,7 +797,8 @@ const std::vector<Row>& ladder() {
        "(FlashAttention-1's idea); the S x S scores never reach DRAM",
        Kind::kPrefill, {}, launch_prefill_simt},
       {Variant::kPrefillMmaSync, "prefill_mma_sync",
-       "FlashAttention-2 on Tensor Cores: a warp per 16 query rows, Q K^T and P V by mma.sync fed by ldmatrix, "
+       "FlashAttention-2 on Tensor Cores: a warp per 32 query rows (each K and V fragment feeds two m-tiles), "
+       "Q K^T and P V by mma.sync fed by ldmatrix, "
        "P kept in registers as the A operand, K and V tiles by cp.async in two stages; causal tiles past the "
        "diagonal skipped",
        Kind::kPrefill, {}, launch_prefill_mma},

@@ -497,6 +497,11 @@ void launch_wgmma_persistent(const Problem& p) {
                             p.m, p.n, p.k, p.stream);
 }
 
+void launch_wgmma_tma_store(const Problem& p) {
+  hopper::launch_tma_store(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b), p.c,
+                           p.m, p.n, p.k, p.stream);
+}
+
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -620,6 +625,10 @@ const std::vector<Row>& ladder() {
        "persistent: one block per SM walks the tiles in that grouped order, its stages and barriers running on "
        "from one tile to the next (sm_90a)",
        launch_wgmma_persistent, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+      {Variant::kWgmmaTmaStore, "wgmma_tma_store",
+       "the persistent kernel with C stored through shared memory by TMA (64 x 64 FP32 boxes), each store left "
+       "to drain while the consumer starts its next tile (sm_90a)",
+       launch_wgmma_tma_store, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
   };
   return rows;
 }
@@ -641,7 +650,7 @@ LayoutCheck layout_check(Variant v) {
 std::string unavailable(Variant v) {
   (void)row_of(v);
   if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized || v == Variant::kWgmmaGrouped ||
-      v == Variant::kWgmmaPersistent) {
+      v == Variant::kWgmmaPersistent || v == Variant::kWgmmaTmaStore) {
     return hopper::unavailable();
   }
   // the suite's per-device cache: launch() asks inside timed loops

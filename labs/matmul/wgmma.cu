@@ -100,6 +100,40 @@ __device__ __forceinline__ void store_slab(const float (&acc)[BN / 2], float* __
   }
 }
 
+// The same slab through shared memory and the copy engine (rung 4): kChunkCols columns at a time
+// into this warpgroup's staging buffer (row-major, kChunkCols floats a row), then one TMA store of
+// the chunk that thread 0 of the warpgroup issues and the warpgroup does not wait for: before
+// writing the buffer again, thread 0 waits until the store before has read it (wait_group.read)
+// and a named barrier (one per warpgroup: 1 + slab) holds the others until then. The last chunk's
+// store drains while the warpgroup starts the next tile. The copy engine clips at C's edges.
+constexpr int kChunkCols = 64, kChunkBytes = 64 * kChunkCols * 4;  // 16 KB a warpgroup
+template <int BN>
+__device__ __forceinline__ void store_slab_tma(const float (&acc)[BN / 2], float* stage, const CUtensorMap* tc, int row0,
+                                               int col0, int slab) {
+  const int t = static_cast<int>(threadIdx.x) % 128, lane = t % 32;
+  const int r = 16 * (t / 32) + lane / 4;
+#pragma unroll
+  for (int q = 0; q < BN / kChunkCols; ++q) {
+    if (t == 0) hw::bulk_wait_group_read<0>();  // the store before has read the buffer
+    hw::named_barrier_sync(1 + slab, 128);
+#pragma unroll
+    for (int jj = 0; jj < kChunkCols / 8; ++jj) {
+      const int j = q * (kChunkCols / 8) + jj, col = 8 * jj + 2 * (lane % 4);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        *reinterpret_cast<float2*>(stage + (r + 8 * half) * kChunkCols + col) =
+            make_float2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+      }
+    }
+    hw::fence_proxy_async_shared();  // these writes, visible to the copy engine
+    hw::named_barrier_sync(1 + slab, 128);
+    if (t == 0) {
+      hw::tma_store_2d(tc, stage, col0 + q * kChunkCols, row0);
+      hw::bulk_commit_group();
+    }
+  }
+}
+
 // ---- 1. TMA + wgmma, one warpgroup --------------------------------------------------------------
 // Thread 0 keeps 3 slices in flight ahead of the one being multiplied; each slice's two 64-row
 // wgmma chains (one per half of the tile) are committed as a group and the warpgroup waits only
@@ -223,14 +257,21 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
 // block's tiles (g), so the stages, their full/empty barriers and the phase parities run on
 // without a break: the producer starts loading the next tile's slices while the consumers still
 // multiply the last ones of this tile and store it.
-template <int GroupRows>
+//
+// TmaStore (rung 4, wgmma_tma_store): each consumer stores its slab through shared memory and
+// the copy engine (store_slab_tma, 16 KB of staging a warpgroup after the stages) instead of
+// from registers: the stores leave as whole 64 x 64 boxes, and the consumer goes on to the next
+// tile while the last one drains.
+template <int GroupRows, bool TmaStore>
 __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const __grid_constant__ CUtensorMap ta,
                                                                          const __grid_constant__ CUtensorMap tb,
+                                                                         const __grid_constant__ CUtensorMap tc,
                                                                          float* __restrict__ c, int m, int n, int k) {
   using S = Slice<kWsBM, kWsBN>;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = hw::aligned_1024(smem_raw);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes);
+  float* staging = reinterpret_cast<float*>(smem + kWsStages * S::bytes);  // TmaStore: a buffer per consumer
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
   uint64_t* empty = full + kWsStages;
   const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN, tiles = tiles_m * tiles_n;
   const int slices = (k + kBK - 1) / kBK;
@@ -271,7 +312,15 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
       }
       hw::wgmma_wait<0>();
       if (lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the tile's last slice is read too
-      store_slab<kWsBN>(acc, c, m, n, at.row * kWsBM + 64 * slab, at.col * kWsBN);
+      if constexpr (TmaStore) {
+        store_slab_tma<kWsBN>(acc, staging + slab * (kChunkBytes / 4), &tc, at.row * kWsBM + 64 * slab, at.col * kWsBN,
+                              slab);
+      } else {
+        store_slab<kWsBN>(acc, c, m, n, at.row * kWsBM + 64 * slab, at.col * kWsBN);
+      }
+    }
+    if constexpr (TmaStore) {
+      if (threadIdx.x % 128 == 0) hw::bulk_wait_group<0>();  // every store done before the block ends
     }
   }
 }
@@ -370,17 +419,38 @@ void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t
   launch_ws<kWsGroupRows>(a, b, c, m, n, k, stream);
 }
 
-void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
-                       cudaStream_t stream) {
-  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>();
-  cudalab::allow_dynamic_shared_memory(matmul_wgmma_persistent<kWsGroupRows>, bytes);
+namespace {
+template <bool TmaStore>
+void launch_persistent_as(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                          cudaStream_t stream) {
+  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>() + (TmaStore ? 2 * kChunkBytes : 0);
+  cudalab::allow_dynamic_shared_memory(matmul_wgmma_persistent<kWsGroupRows, TmaStore>, bytes);
   const Operands ops(a, b, m, n, k, stream);
+  // C as the copy engine stores it (TmaStore): boxes of 64 x 64 floats; unused otherwise
+  const CUtensorMap tc = TmaStore ? cudalab::tensor_map_f32_2d(c, n, m, n, kChunkCols, 64) : CUtensorMap{};
   const long long tiles = static_cast<long long>(cudalab::ceil_div(m, kWsBM)) * cudalab::ceil_div(n, kWsBN);
   const int sms = cudalab::launch_limits().sms;  // one block per SM (the suite's per-device cache)
   const auto grid = static_cast<unsigned>(tiles < sms ? tiles : sms);
-  matmul_wgmma_persistent<kWsGroupRows><<<grid, kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM), ops.map_b(k), c, m, n,
-                                                                            k);
+  matmul_wgmma_persistent<kWsGroupRows, TmaStore>
+      <<<grid, kWsThreads, bytes, stream>>>(ops.map_a(m, kWsBM), ops.map_b(k), tc, c, m, n, k);
   CUDA_CHECK_LAUNCH("matmul_wgmma_persistent");
+}
+
+}  // namespace
+
+void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                       cudaStream_t stream) {
+  launch_persistent_as<false>(a, b, c, m, n, k, stream);
+}
+
+void launch_tma_store(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  // The copy engine stores rows that start on 16 bytes: N a multiple of 4 and C 16-byte aligned;
+  // otherwise the slabs are stored from registers, as wgmma_persistent does.
+  if (n % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0) {
+    launch_persistent_as<true>(a, b, c, m, n, k, stream);
+  } else {
+    launch_persistent_as<false>(a, b, c, m, n, k, stream);
+  }
 }
 
 }  // namespace matmul::tensor::hopper

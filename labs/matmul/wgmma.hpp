@@ -42,5 +42,10 @@ void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t
 // pipeline and no wave is left half full.
 void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                        cudaStream_t stream);
+// The persistent kernel with C stored through shared memory by the copy engine (TMA stores of
+// 64 x 64 FP32 boxes, 16 KB of staging per consumer warpgroup), each store left to drain while
+// the warpgroup starts its next tile. Where N is not a multiple of 4 or C not 16-byte aligned,
+// the slabs are stored from registers instead.
+void launch_tma_store(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
 
 }  // namespace matmul::tensor::hopper

@@ -274,9 +274,9 @@ __device__ T look_back(unsigned long long* state, long long tile) {
   long long end = tile - 1;
   for (;;) {
     const long long j = end - lane;
-    unsigned long long word = j >= 0 ? StateRef(state[j]).load(cuda::memory_order_acquire) : pack(kPrefix, T(0));
+    unsigned long long word = j >= 0 ? StateRef(state[j]).load(cuda::memory_order_relaxed) : pack(kPrefix, T(0));
     while (__any_sync(0xffffffffu, (word >> 32) == 0)) {
-      if ((word >> 32) == 0) word = StateRef(state[j]).load(cuda::memory_order_acquire);
+      if ((word >> 32) == 0) word = StateRef(state[j]).load(cuda::memory_order_relaxed);
     }
     const unsigned prefixes = __ballot_sync(0xffffffffu, (word >> 32) == kPrefix);
     const int stop = prefixes ? __ffs(static_cast<int>(prefixes)) - 1 : 31;
@@ -302,20 +302,24 @@ __device__ __forceinline__ long long take_tile(unsigned long long* ticket) {
 
 // Publishes tile's total (its aggregate at once, its inclusive prefix once known) and returns,
 // in every thread of the block, the sum of every tile before it. Called by the whole block.
+// The stores, and the look-back's loads, are relaxed: a state word carries its flag and its value
+// together and nothing else is read on its strength, so the word's atomicity is the whole
+// contract (a release store would wait for every earlier access of the thread; an acquire load
+// would invalidate the SM's L1 after every read).
 template <typename T>
 __device__ __forceinline__ T tile_prefix(unsigned long long* state, long long tile, T total) {
   __shared__ T s_prefix;
   if (threadIdx.x < 32) {
     if (tile == 0) {
       if (threadIdx.x == 0) {
-        StateRef(state[0]).store(pack(kPrefix, total), cuda::memory_order_release);
+        StateRef(state[0]).store(pack(kPrefix, total), cuda::memory_order_relaxed);
         s_prefix = T(0);
       }
     } else {
-      if (threadIdx.x == 0) StateRef(state[tile]).store(pack(kAggregate, total), cuda::memory_order_release);
+      if (threadIdx.x == 0) StateRef(state[tile]).store(pack(kAggregate, total), cuda::memory_order_relaxed);
       const T before = look_back<T>(state, tile);
       if (threadIdx.x == 0) {
-        StateRef(state[tile]).store(pack(kPrefix, plus(before, total)), cuda::memory_order_release);
+        StateRef(state[tile]).store(pack(kPrefix, plus(before, total)), cuda::memory_order_relaxed);
         s_prefix = before;
       }
     }

@@ -320,8 +320,12 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
     if (first + static_cast<std::size_t>(k) * 32 < n) atomicAdd(&early[(bits_of(key[k], is_float) >> shift) & 255u], 1u);
   }
   __syncthreads();
+  // Relaxed, here and in the look-back: a state word carries its flag and its count together,
+  // and nothing else is read on its strength, so the word's atomicity is the whole contract. An
+  // acquire load would also invalidate the SM's L1 after every step back, and a release store
+  // wait for every earlier memory access of the thread.
   SweepState(state[tile * kSweepDigits + static_cast<std::size_t>(tid)])
-      .store((tile == 0 ? kSweepPrefix : kSweepAggregate) | early[tid], cuda::memory_order_release);
+      .store((tile == 0 ? kSweepPrefix : kSweepAggregate) | early[tid], cuda::memory_order_relaxed);
   // the warp's ranks: key k's place among the warp's keys of its digit, in input order
   const unsigned below = (1u << lane) - 1u;
 #pragma unroll
@@ -356,12 +360,12 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
   if (tile != 0) {
     for (std::size_t j = tile; j-- > 0;) {
       SweepState other(state[j * kSweepDigits + static_cast<std::size_t>(d)]);
-      unsigned long long word = other.load(cuda::memory_order_acquire);
-      while ((word >> 32) == 0) word = other.load(cuda::memory_order_acquire);  // not yet published
+      unsigned long long word = other.load(cuda::memory_order_relaxed);
+      while ((word >> 32) == 0) word = other.load(cuda::memory_order_relaxed);  // not yet published
       before += static_cast<std::uint32_t>(word);
       if ((word & kSweepPrefix) != 0) break;
     }
-    mine.store(kSweepPrefix | (before + count), cuda::memory_order_release);
+    mine.store(kSweepPrefix | (before + count), cuda::memory_order_relaxed);
   }
   __syncthreads();
   std::uint32_t start = incl - count;
