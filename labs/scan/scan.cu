@@ -264,7 +264,7 @@ __device__ T look_back(unsigned long long* state, long long tile) {
   // STUDENT-BEGIN(scan.lookback): the decoupled look-back
   // TASK: Return (in every lane of the warp) the sum of all elements of tiles 0 .. tile-1. Look
   // at 32 predecessors at once: lane k reads the state of tile `end - k` (end starts at tile - 1)
-  // with StateRef(state[j]).load(cuda::memory_order_acquire), and reads again while its flag
+  // with StateRef(state[j]).load(cuda::memory_order_relaxed), and reads again while its flag
   // (word >> 32) is 0 (not yet published) and any lane's is. The nearest lane whose flag is
   // kPrefix ends the look-back: add the values (value_of<T>) of lanes 0 up to it. With no
   // prefix among the 32, add all 32 aggregates and move the window 32 tiles back.
