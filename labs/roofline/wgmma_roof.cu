@@ -71,14 +71,9 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_peak_kernel(float* out, lon
 TensorPeak tensor_peak_bf16_wgmma(int iters) {
   if (iters < 1 || iters > (1 << 18)) throw std::invalid_argument("tensor_peak_bf16_wgmma: 1 <= iters <= 2^18");
   TensorPeak peak;
-  const cudalab::LaunchLimits& d = cudalab::launch_limits();
-  const int major = d.cc_major, minor = d.cc_minor, sms = d.sms;
-  if (major != 9 || minor != 0) return peak;  // sm_90a machine code runs on compute capability 9.0 only
-  cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, wgmma_peak_kernel) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return peak;
-  }
+  // sm_90a machine code runs on compute capability 9.0 only, and only if this build carries it
+  if (!cudalab::sm90a_unavailable(wgmma_peak_kernel).empty()) return peak;
+  const int sms = cudalab::launch_limits().sms;
   peak.available = true;
   const int blocks = sms;
   cudalab::DeviceBuffer<float> out(2 * static_cast<std::size_t>(blocks) * kThreads);
