@@ -66,12 +66,11 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       : "memory");
 }
 
-// ---- wgmma: fence before the first wgmma that reads accumulators other instructions wrote;
-// commit closes a group of issued wgmmas; wait<N> returns when at most N groups are in flight.
-// The copy engine's store of a box from shared memory (at the map's col, row: what lies outside
-// the tensor is not written), in a bulk async-group of the issuing thread: commit_group closes
-// the group; wait_group_read<N> returns once at most N of this thread's groups still read shared
-// memory (the buffer may be written again), wait_group<N> once at most N are unfinished.
+// ---- TMA stores: the copy engine's store of a box from shared memory (at the map's col, row:
+// what lies outside the tensor is not written), in a bulk async-group of the issuing thread:
+// commit_group closes the group; wait_group_read<N> returns once at most N of this thread's
+// groups still read shared memory (the buffer may be written again), wait_group<N> once at most
+// N are unfinished.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int col, int row) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
                    reinterpret_cast<std::uint64_t>(map)),
@@ -90,11 +89,14 @@ __device__ __forceinline__ void bulk_wait_group() {
 // This thread's writes to shared memory, made visible to the copy engine (the async proxy): each
 // writer fences before the barrier after which one thread issues the TMA store.
 __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// Named barrier `id` (1-15; 0 is __syncthreads) over `threads` threads (a multiple of 32).
+// Named barrier `id` (1-15; 0 is __syncthreads) over `threads` threads (a multiple of 32). The id
+// in a register makes ptxas reserve all 16 of the block's barriers: fine for one block an SM.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ---- wgmma: fence before the first wgmma that reads accumulators other instructions wrote;
+// commit closes a group of issued wgmmas; wait<N> returns when at most N groups are in flight.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>

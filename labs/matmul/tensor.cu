@@ -584,6 +584,7 @@ struct Row {
   void (*launch)(const Problem&);
   Shape shape;
   LayoutCheck (*layout)() = nullptr;  // the mma_sync rungs: the bank arithmetic of their shared tiles
+  bool sm90a = false;                  // the Hopper rungs (wgmma.cu): compute capability 9.0 only
 };
 
 // The ladder, described once: a row is the whole variant.
@@ -613,22 +614,22 @@ const std::vector<Row>& ladder() {
        check_layout<kSwizzled, MmaPipe>},
       {Variant::kWgmmaTma, "wgmma_tma",
        "Hopper: TMA copies into 4 swizzled stages, wgmma.m64n128k16 from shared memory, one warpgroup (sm_90a)",
-       launch_wgmma_tma, {hopper::kTmaBM, hopper::kTmaBN, hopper::kBK, hopper::kTmaThreads, hopper::kTmaStages}},
+       launch_wgmma_tma, {hopper::kTmaBM, hopper::kTmaBN, hopper::kBK, hopper::kTmaThreads, hopper::kTmaStages}, nullptr, true},
       {Variant::kWgmmaWarpSpecialized, "wgmma_warp_specialized",
        "a producer warpgroup for TMA, two consumers of m64n256k16, full/empty mbarriers, setmaxnreg (sm_90a)",
-       launch_wgmma_ws, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+       launch_wgmma_ws, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
       {Variant::kWgmmaGrouped, "wgmma_grouped",
        "the warp-specialised kernel with its tiles handed out 8 tile rows at a time: the blocks in flight share "
        "panels of A and B in L2 (sm_90a)",
-       launch_wgmma_grouped, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+       launch_wgmma_grouped, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
       {Variant::kWgmmaPersistent, "wgmma_persistent",
        "persistent: one block per SM walks the tiles in that grouped order, its stages and barriers running on "
        "from one tile to the next (sm_90a)",
-       launch_wgmma_persistent, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+       launch_wgmma_persistent, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
       {Variant::kWgmmaTmaStore, "wgmma_tma_store",
        "the persistent kernel with C stored through shared memory by TMA (64 x 64 FP32 boxes), each store left "
        "to drain while the consumer starts its next tile (sm_90a)",
-       launch_wgmma_tma_store, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}},
+       launch_wgmma_tma_store, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
   };
   return rows;
 }
@@ -648,11 +649,7 @@ LayoutCheck layout_check(Variant v) {
 }
 
 std::string unavailable(Variant v) {
-  (void)row_of(v);
-  if (v == Variant::kWgmmaTma || v == Variant::kWgmmaWarpSpecialized || v == Variant::kWgmmaGrouped ||
-      v == Variant::kWgmmaPersistent || v == Variant::kWgmmaTmaStore) {
-    return hopper::unavailable();
-  }
+  if (row_of(v).sm90a) return hopper::unavailable();
   // the suite's per-device cache: launch() asks inside timed loops
   return cudalab::launch_limits().cc_major >= 8 ? "" : "BF16 Tensor Core instructions need sm_80 or later";
 }
