@@ -197,6 +197,68 @@ __global__ void __launch_bounds__(Threads) softmax_registers(const Tin* __restri
   }
 }
 
+// BF16 rows of up to 8,192 elements (cols a multiple of 8): 128 threads a row, the row held
+// packed, two BF16 to a register (uint4 pieces of 8, 16-byte loads and stores), and each
+// exponential taken twice (for the sum, then for the output) instead of kept as a float. A row
+// of 4,096 is 16 registers a thread where the float path holds 16 values over twice the threads:
+// the fewer registers and threads a row, the more rows an SM holds at once, and a BF16 row
+// carries half the bytes of an FP32 one, so it needs twice the rows in flight for the same bytes.
+__device__ __forceinline__ float bf16_lo(unsigned w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float bf16_hi(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
+
+// The register pieces are fenced after each block reduction (an empty asm that "changes" them),
+// so that the compiler takes each element from its packed bits again instead of keeping the row's
+// 32 floats (or their exponentials) alive across the barriers: that is what keeps the kernel at
+// 32 registers. Only for rows with nothing masked (the softmax variants; the unfused prefill's
+// rows are FP32).
+template <int Threads, int Pieces>
+__global__ void __launch_bounds__(Threads, Pieces <= 4 ? 2048 / Threads : 1024 / Threads)
+    softmax_registers_bf16(const uint16_t* __restrict__ x, uint16_t* __restrict__ y, int cols) {
+  __shared__ float red[32];
+  const size_t base = static_cast<size_t>(blockIdx.x) * cols;
+  uint4 v[Pieces];
+  const auto fence = [&] {
+#pragma unroll
+    for (int i = 0; i < Pieces; ++i) asm volatile("" : "+r"(v[i].x), "+r"(v[i].y), "+r"(v[i].z), "+r"(v[i].w));
+  };
+  const auto word = [&](int i, int h) { return h == 0 ? v[i].x : h == 1 ? v[i].y : h == 2 ? v[i].z : v[i].w; };
+  const auto present = [&](int i) { return 8 * (static_cast<int>(threadIdx.x) + i * Threads) < cols; };
+#pragma unroll
+  for (int i = 0; i < Pieces; ++i) {
+    const int c0 = 8 * (static_cast<int>(threadIdx.x) + i * Threads);
+    v[i] = present(i) ? *reinterpret_cast<const uint4*>(x + base + c0) : make_uint4(0, 0, 0, 0);
+  }
+  float m = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < Pieces; ++i) {
+    if (!present(i)) continue;
+#pragma unroll
+    for (int h = 0; h < 4; ++h) m = fmaxf(m, fmaxf(bf16_lo(word(i, h)), bf16_hi(word(i, h))));
+  }
+  m = block_all_reduce(m, MaxOp{}, red);
+  fence();
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < Pieces; ++i) {
+    if (!present(i)) continue;
+#pragma unroll
+    for (int h = 0; h < 4; ++h) s += expf(bf16_lo(word(i, h)) - m) + expf(bf16_hi(word(i, h)) - m);
+  }
+  s = block_all_reduce(s, SumOp{}, red);
+  fence();
+  const float inv = 1.0f / s;
+#pragma unroll
+  for (int i = 0; i < Pieces; ++i) {
+    if (!present(i)) continue;
+    unsigned w[4];
+#pragma unroll
+    for (int h = 0; h < 4; ++h) {
+      w[h] = cudalab::pack_bf16(expf(bf16_lo(word(i, h)) - m) * inv, expf(bf16_hi(word(i, h)) - m) * inv);
+    }
+    *reinterpret_cast<uint4*>(y + base + 8 * (static_cast<int>(threadIdx.x) + i * Threads)) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
 // Threads and pieces per thread for rows of `cols`: 256 threads and the fewest pieces of 4 that
 // hold the row (up to 8: 32 values a thread), else 512 or 1,024 threads with 8 pieces each (the
 // register budget of 1,024 threads, 64 a thread, still holds 32 values).
@@ -212,9 +274,24 @@ void launch_registers(const Tin* x, Tout* y, int rows, int cols, int q_len, int 
     kernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(x, y, cols, q_len, diag);
     CUDA_CHECK_LAUNCH("softmax_registers");
   };
+  const auto go_packed = [&](auto kernel, int threads) {
+    kernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(x, y, cols);
+    CUDA_CHECK_LAUNCH("softmax_registers");
+  };
 #define ATTENTION_REGISTERS(T, C)                                                                          \
   vec ? go(softmax_registers<Tin, Tout, T, C, true>, T) : go(softmax_registers<Tin, Tout, T, C, false>, T); \
   return
+  if constexpr (std::is_same_v<Tin, uint16_t> && std::is_same_v<Tout, uint16_t>) {
+    // BF16 in and out, nothing masked, whole 16-byte pieces (cols a multiple of 8), up to 8,192:
+    // packed, 128 threads a row
+    if (diag < 0 && cols % 8 == 0 && cols <= 8 * 8 * 128) {
+      if (cols <= 8 * 128) { go_packed(softmax_registers_bf16<128, 1>, 128); return; }
+      if (cols <= 2 * 8 * 128) { go_packed(softmax_registers_bf16<128, 2>, 128); return; }
+      if (cols <= 4 * 8 * 128) { go_packed(softmax_registers_bf16<128, 4>, 128); return; }
+      go_packed(softmax_registers_bf16<128, 8>, 128);
+      return;
+    }
+  }
   if (cols <= 4 * 256) { ATTENTION_REGISTERS(256, 1); }
   if (cols <= 8 * 256) { ATTENTION_REGISTERS(256, 2); }
   if (cols <= 16 * 256) { ATTENTION_REGISTERS(256, 4); }
@@ -737,15 +814,17 @@ void launch_prefill_mma(const Attend& a) {
   });
 }
 
-void launch_prefill_wgmma(const Attend& a) {
+void launch_prefill_wgmma_as(const Attend& a, bool pingpong) {
   if (const std::string why = hopper::unavailable(); !why.empty()) {
     throw std::runtime_error("attention: prefill_wgmma: " + why);
   }
   with_head_dim(a, [&](auto d, float scale_log2) {
     hopper::launch_prefill(decltype(d)::value, a.q, a.k, a.v, a.o, a.s.heads, a.s.q_len, a.s.kv_len, a.s.causal,
-                           scale_log2, a.stream);
+                           scale_log2, pingpong, a.stream);
   });
 }
+void launch_prefill_wgmma(const Attend& a) { launch_prefill_wgmma_as(a, false); }
+void launch_prefill_wgmma_pingpong(const Attend& a) { launch_prefill_wgmma_as(a, true); }
 
 void launch_decode_per_head(const Attend& a) {
   with_head_dim(a, [&](auto d, float scale_log2) {
@@ -790,7 +869,8 @@ const std::vector<Row>& ladder() {
        "the max and the sum in one pass (a running max rescales the sum), then the outputs: two reads",
        Kind::kSoftmax, {online_typed<float>, online_typed<uint16_t>}},
       {Variant::kSoftmaxRegisters, "softmax_registers",
-       "the row held in registers, 16-byte loads and stores (8 for BF16): one read and one write, the copy's bytes",
+       "the row held in registers, 16-byte loads and stores (BF16 packed, 128 threads a row): one read and one "
+       "write, the copy's bytes",
        Kind::kSoftmax, {registers_typed<float>, registers_typed<uint16_t>}},
       {Variant::kPrefillFusedSimt, "prefill_fused_simt",
        "one kernel: a warp per query row walks K and V tiles in shared memory with the online softmax "
@@ -806,6 +886,10 @@ const std::vector<Row>& ladder() {
        "Hopper: the same loop on wgmma (S from shared memory, P V with P in registers), K and V tiles of 128 keys "
        "by TMA from a producer warpgroup, two consumer warpgroups of 64 query rows (sm_90a)",
        Kind::kPrefill, {}, launch_prefill_wgmma},
+      {Variant::kPrefillWgmmaPingpong, "prefill_wgmma_pingpong",
+       "the wgmma rung with its two consumer warpgroups taking turns (named barriers): each issues P V of the "
+       "tile before with S of this tile, and runs its softmax while the other's GEMMs run (sm_90a)",
+       Kind::kPrefill, {}, launch_prefill_wgmma_pingpong},
       {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode, {},
        launch_decode_per_head},
       {Variant::kDecodeSplit, "decode_split",
@@ -824,7 +908,7 @@ CUDALAB_VARIANTS_FROM(Variant, ladder())
 Kind kind_of(Variant v) { return row_of(v).kind; }
 std::string unavailable(Variant v) {
   (void)row_of(v);
-  if (v == Variant::kPrefillWgmma) return hopper::unavailable();
+  if (v == Variant::kPrefillWgmma || v == Variant::kPrefillWgmmaPingpong) return hopper::unavailable();
   if (v == Variant::kPrefillMmaSync && cudalab::launch_limits().cc_major < 8) return "BF16 mma.sync needs sm_80 or later";
   return "";
 }

@@ -36,6 +36,7 @@ enum class Variant {
   kPrefillFusedSimt,
   kPrefillMmaSync,
   kPrefillWgmma,
+  kPrefillWgmmaPingpong,
   kDecodePerHead,
   kDecodeSplit,
 };
@@ -44,7 +45,7 @@ CUDALAB_DECLARE_VARIANTS(Variant)
 enum class Kind { kSoftmax, kPrefill, kDecode };
 Kind kind_of(Variant v);
 // "" when this GPU runs the variant; otherwise why not (prefill_wgmma: compute capability 9.0
-// with sm_90a machine code in the build). A variant it does not run is named and left out.
+// and _pingpong: compute capability 9.0 with sm_90a machine code in the build). A variant it does not run is named and left out.
 std::string unavailable(Variant v);
 const char* kind_name(Kind k);
 

@@ -19,7 +19,9 @@ std::string unavailable();
 // O for `heads` heads of q_len queries against kv_len keys, head dimension d (64 or 128), layout
 // as attention.hpp's ([heads][tokens][d] BF16 bits); scale_log2 = log2(e) / sqrt(d). q, k and v
 // must be 16-byte aligned (TMA); heads x tokens below 2^31.
+// pingpong: the two consumer warpgroups take turns to issue their GEMMs (named barriers), each
+// issuing tile t - 1's P V with tile t's S, so one's softmax runs while the other's GEMMs do.
 void launch_prefill(int d, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v, std::uint16_t* o,
-                    int heads, int q_len, int kv_len, bool causal, float scale_log2, cudaStream_t stream);
+                    int heads, int q_len, int kv_len, bool causal, float scale_log2, bool pingpong, cudaStream_t stream);
 
 }  // namespace attention::hopper

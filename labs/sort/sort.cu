@@ -335,12 +335,10 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
     const unsigned peers = match_label<9>(digit);  // 256: no key
     const int leader = __ffs(static_cast<int>(peers)) - 1;
     std::uint32_t seen = 0;
-    if (valid && lane == leader) {
-      seen = warp_hist[warp][digit];
-      warp_hist[warp][digit] = seen + static_cast<std::uint32_t>(__popc(peers));
-    }
+    // One shared atomic returns the count so far and adds the group's: the next round's leader of
+    // this digit (another lane, perhaps) sees it without a barrier, its atomic issued after this one.
+    if (valid && lane == leader) seen = atomicAdd(&warp_hist[warp][digit], static_cast<std::uint32_t>(__popc(peers)));
     rank[k] = __shfl_sync(0xffffffffu, seen, leader) + static_cast<std::uint32_t>(__popc(peers & below));
-    __syncwarp();  // the next round's leader of this digit reads what this one wrote
   }
   __syncthreads();
   // thread d: the tile's count of digit d (the warps' counts turned into the warps before each)

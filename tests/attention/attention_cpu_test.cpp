@@ -151,7 +151,7 @@ TEST(AttentionVariants, EachHasAKindAndTheNamesParse) {
     }
   }
   EXPECT_EQ(softmax, 3);
-  EXPECT_EQ(prefill, 3);
+  EXPECT_EQ(prefill, 4);
   EXPECT_EQ(decode, 2);
   EXPECT_TRUE(attention::supported_dim(64));
   EXPECT_TRUE(attention::supported_dim(128));

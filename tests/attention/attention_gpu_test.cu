@@ -57,7 +57,7 @@ TEST_P(SoftmaxSizes, EveryRowMatchesTheCpu) {
 INSTANTIATE_TEST_SUITE_P(Variants, SoftmaxSizes,
                          ::testing::Combine(::testing::ValuesIn(of_kind(Kind::kSoftmax)),
                                             ::testing::Values(Elem::kF32, Elem::kBf16),
-                                            ::testing::Values(1, 3, 17, 1000, 1024, 1029, 4096, 8192, 8193, 32768)),
+                                            ::testing::Values(1, 3, 17, 1000, 1024, 1029, 2000, 4096, 8192, 8193, 32768)),
                          softmax_name);
 
 // On each repetition's fresh inputs the output of the base inputs is a replay the check refuses,
