@@ -112,16 +112,12 @@ __device__ __forceinline__ void pv(float (&o)[D / 2], const uint32_t (&p)[kWgmma
   }
 }
 
-// The online softmax of one tile of scores, in two halves so that the second can wait for the
-// P V still reading p and writing acc. probs_tile: scale to base 2, mask (past the sequence; past
-// the diagonal), each row's max (element 4j + e of the accumulator is key kv0 + 8j + 2 (lane % 4)
-// + (e & 1) of row ra (e < 2) or rb; a row's scores sit in the 4 lanes of a quad), the new m and
-// the factor alpha for what was summed before, and sc's 2^(s - m) in place (l gets this lane's
-// share; the quad's sum is taken at the end).
-__device__ __forceinline__ void probs_tile(float (&sc)[kWgmmaKeys / 2], int kv0, int ra, int rb, int kv_len, bool causal,
-                                           int diag, float scale_log2, float (&m)[2], float (&l)[2], float (&alpha)[2]) {
-  const int tq4 = static_cast<int>(threadIdx.x) % 4;
-  float mx[2] = {-INFINITY, -INFINITY};
+// Scale a tile's scores to base 2, mask them (past the sequence; past the diagonal), and each
+// row's max in mx: element 4j + e of the accumulator is key kv0 + 8j + 2 (lane % 4) + (e & 1)
+// of row ra (e < 2) or rb (tq4: lane % 4); a row's scores sit in the 4 lanes of a quad.
+__device__ __forceinline__ void scale_mask_max(float (&sc)[kWgmmaKeys / 2], int tq4, int kv0, int ra, int rb, int kv_len,
+                                               bool causal, int diag, float scale_log2, float (&mx)[2]) {
+  mx[0] = mx[1] = -INFINITY;
 #pragma unroll
   for (int j = 0; j < kWgmmaKeys / 8; ++j) {
 #pragma unroll
@@ -133,6 +129,18 @@ __device__ __forceinline__ void probs_tile(float (&sc)[kWgmmaKeys / 2], int kv0,
       mx[e / 2] = fmaxf(mx[e / 2], x);
     }
   }
+}
+
+// The online softmax of one tile of scores, in two halves so that the second can wait for the
+// P V still reading p and writing acc. probs_tile: scale to base 2, mask (past the sequence; past
+// the diagonal), each row's max (element 4j + e of the accumulator is key kv0 + 8j + 2 (lane % 4)
+// + (e & 1) of row ra (e < 2) or rb; a row's scores sit in the 4 lanes of a quad), the new m and
+// the factor alpha for what was summed before, and sc's 2^(s - m) in place (l gets this lane's
+// share; the quad's sum is taken at the end).
+__device__ __forceinline__ void probs_tile(float (&sc)[kWgmmaKeys / 2], int kv0, int ra, int rb, int kv_len, bool causal,
+                                           int diag, float scale_log2, float (&m)[2], float (&l)[2], float (&alpha)[2]) {
+  float mx[2];
+  scale_mask_max(sc, static_cast<int>(threadIdx.x) % 4, kv0, ra, rb, kv_len, causal, diag, scale_log2, mx);
   float base[2];
   online_max_step(mx, m, l, alpha, base);  // the quad's max, the rows' new m; l *= alpha
 #pragma unroll
@@ -142,19 +150,18 @@ __device__ __forceinline__ void probs_tile(float (&sc)[kWgmmaKeys / 2], int kv0,
   }
 }
 
-// rescale_pack: O's rows scaled by alpha, and P packed to BF16 pairs as the A fragments of P V:
-// accumulator groups 2kk and 2kk + 1 (keys 16kk .. 16kk + 15) are k step kk (hopper.cuh).
+// k step kk of P as the A fragment of P V, packed to BF16 pairs from the 8 probabilities x of
+// accumulator groups 2kk and 2kk + 1 (keys 16kk .. 16kk + 15; hopper.cuh).
+__device__ __forceinline__ void pack_p_step(uint32_t (&pk)[4], const float* x) {
+  pk[0] = cudalab::pack_bf16(x[0], x[1]);  // row ra, keys 16kk + 2 (lane % 4) + {0, 1}
+  pk[1] = cudalab::pack_bf16(x[2], x[3]);  // row rb
+  pk[2] = cudalab::pack_bf16(x[4], x[5]);  // row ra, 8 keys further
+  pk[3] = cudalab::pack_bf16(x[6], x[7]);  // row rb, 8 keys further
+}
+
+// O's two rows of this lane scaled by their alpha (the online softmax's rescale).
 template <int D>
-__device__ __forceinline__ void rescale_pack(float (&acc)[D / 2], const float (&alpha)[2], const float (&sc)[kWgmmaKeys / 2],
-                                             uint32_t (&p)[kWgmmaKeys / 16][4]) {
-#pragma unroll
-  for (int kk = 0; kk < kWgmmaKeys / 16; ++kk) {
-    const float* x = sc + 8 * kk;
-    p[kk][0] = cudalab::pack_bf16(x[0], x[1]);  // row ra, keys 16kk + 2 (lane % 4) + {0, 1}
-    p[kk][1] = cudalab::pack_bf16(x[2], x[3]);  // row rb
-    p[kk][2] = cudalab::pack_bf16(x[4], x[5]);  // row ra, 8 keys further
-    p[kk][3] = cudalab::pack_bf16(x[6], x[7]);  // row rb, 8 keys further
-  }
+__device__ __forceinline__ void scale_rows(float (&acc)[D / 2], const float (&alpha)[2]) {
 #pragma unroll
   for (int j = 0; j < D / 8; ++j) {
     acc[4 * j] *= alpha[0];
@@ -162,6 +169,15 @@ __device__ __forceinline__ void rescale_pack(float (&acc)[D / 2], const float (&
     acc[4 * j + 2] *= alpha[1];
     acc[4 * j + 3] *= alpha[1];
   }
+}
+
+// rescale_pack: O's rows scaled by alpha, and P packed to BF16 pairs as the A fragments of P V.
+template <int D>
+__device__ __forceinline__ void rescale_pack(float (&acc)[D / 2], const float (&alpha)[2], const float (&sc)[kWgmmaKeys / 2],
+                                             uint32_t (&p)[kWgmmaKeys / 16][4]) {
+#pragma unroll
+  for (int kk = 0; kk < kWgmmaKeys / 16; ++kk) pack_p_step(p[kk], sc + 8 * kk);
+  scale_rows<D>(acc, alpha);
 }
 
 // Named barriers 1 and 2 (0 is __syncthreads): the turn of consumer warpgroup 0 and 1 to issue
@@ -339,20 +355,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) prefill_wgmma(const __grid_c
       hw::wgmma_wait<0>();
       hw::fence_operands(sc);
 
-      // Scale to base 2, mask (past the sequence; past the diagonal), and each row's max: element
-      // 4j + e of the accumulator is key kv0 + 8j + 2 (lane % 4) + (e & 1) of row ra (e < 2) or rb.
-      float mx[2] = {-INFINITY, -INFINITY};
-  #pragma unroll
-      for (int j = 0; j < kWgmmaKeys / 8; ++j) {
-  #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = kv0 + 8 * j + 2 * tq4 + (e & 1), row = e < 2 ? ra : rb;
-          float x = sc[4 * j + e] * scale_log2;
-          if (key >= kv_len || (causal && key > row + diag)) x = -INFINITY;
-          sc[4 * j + e] = x;
-          mx[e / 2] = fmaxf(mx[e / 2], x);
-        }
-      }
+      float mx[2];
+      scale_mask_max(sc, tq4, kv0, ra, rb, kv_len, causal, diag, scale_log2, mx);
       float alpha[2], base[2];
       online_max_step(mx, m, l, alpha, base);  // the quad's max, the rows' new m; l *= alpha
       // P = 2^(s - m), packed to BF16 pairs as the A fragments of P V: accumulator groups 2kk and
@@ -366,18 +370,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) prefill_wgmma(const __grid_c
           x[e] = exp2f(sc[8 * kk + e] - base[(e / 2) % 2]);
           l[(e / 2) % 2] += x[e];  // this lane's share; the quad's sum is taken at the end
         }
-        p[kk][0] = cudalab::pack_bf16(x[0], x[1]);  // row ra, keys 16kk + 2 (lane % 4) + {0, 1}
-        p[kk][1] = cudalab::pack_bf16(x[2], x[3]);  // row rb
-        p[kk][2] = cudalab::pack_bf16(x[4], x[5]);  // row ra, 8 keys further
-        p[kk][3] = cudalab::pack_bf16(x[6], x[7]);  // row rb, 8 keys further
+        pack_p_step(p[kk], x);
       }
-  #pragma unroll
-      for (int j = 0; j < D / 8; ++j) {
-        acc[4 * j] *= alpha[0];
-        acc[4 * j + 1] *= alpha[0];
-        acc[4 * j + 2] *= alpha[1];
-        acc[4 * j + 3] *= alpha[1];
-      }
+      scale_rows<D>(acc, alpha);
       hw::wgmma_fence();  // acc and p were written by these threads: make them the wgmma's operands
       pv<D>(acc, p, v_tile(s));
       hw::wgmma_commit();
