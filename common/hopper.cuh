@@ -94,6 +94,17 @@ __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// The same with the id and count known at compile time (immediates: ptxas reserves only the
+// barriers named), and its arrive: the calling threads count toward barrier Id and go on without
+// waiting (a producer's signal to threads that wait on it with named_barrier_sync<Id, Threads>).
+template <int Id, int Threads>
+__device__ __forceinline__ void named_barrier_sync() {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(Id), "n"(Threads) : "memory");
+}
+template <int Id, int Threads>
+__device__ __forceinline__ void named_barrier_arrive() {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(Id), "n"(Threads) : "memory");
+}
 
 // ---- wgmma: fence before the first wgmma that reads accumulators other instructions wrote;
 // commit closes a group of issued wgmmas; wait<N> returns when at most N groups are in flight.

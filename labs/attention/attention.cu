@@ -858,6 +858,7 @@ struct Row {
   Kind kind;
   SoftmaxPair softmax{};                   // the softmax rows' launchers (FP32, BF16)
   void (*attend)(const Attend&) = nullptr;  // the prefill and decode rows' launcher
+  bool sm90a = false;                        // the Hopper rungs (attention_wgmma.cu): compute capability 9.0 only
 };
 
 const std::vector<Row>& ladder() {
@@ -885,11 +886,11 @@ const std::vector<Row>& ladder() {
       {Variant::kPrefillWgmma, "prefill_wgmma",
        "Hopper: the same loop on wgmma (S from shared memory, P V with P in registers), K and V tiles of 128 keys "
        "by TMA from a producer warpgroup, two consumer warpgroups of 64 query rows (sm_90a)",
-       Kind::kPrefill, {}, launch_prefill_wgmma},
+       Kind::kPrefill, {}, launch_prefill_wgmma, true},
       {Variant::kPrefillWgmmaPingpong, "prefill_wgmma_pingpong",
        "the wgmma rung with its two consumer warpgroups taking turns (named barriers): each issues P V of the "
        "tile before with S of this tile, and runs its softmax while the other's GEMMs run (sm_90a)",
-       Kind::kPrefill, {}, launch_prefill_wgmma_pingpong},
+       Kind::kPrefill, {}, launch_prefill_wgmma_pingpong, true},
       {Variant::kDecodePerHead, "decode_per_head", "one block per head walks the whole KV cache", Kind::kDecode, {},
        launch_decode_per_head},
       {Variant::kDecodeSplit, "decode_split",
@@ -907,8 +908,7 @@ CUDALAB_VARIANTS_FROM(Variant, ladder())
 
 Kind kind_of(Variant v) { return row_of(v).kind; }
 std::string unavailable(Variant v) {
-  (void)row_of(v);
-  if (v == Variant::kPrefillWgmma || v == Variant::kPrefillWgmmaPingpong) return hopper::unavailable();
+  if (row_of(v).sm90a) return hopper::unavailable();
   if (v == Variant::kPrefillMmaSync && cudalab::launch_limits().cc_major < 8) return "BF16 mma.sync needs sm_80 or later";
   return "";
 }

@@ -44,8 +44,9 @@ CUDALAB_DECLARE_VARIANTS(Variant)
 
 enum class Kind { kSoftmax, kPrefill, kDecode };
 Kind kind_of(Variant v);
-// "" when this GPU runs the variant; otherwise why not (prefill_wgmma: compute capability 9.0
-// and _pingpong: compute capability 9.0 with sm_90a machine code in the build). A variant it does not run is named and left out.
+// "" when this GPU runs the variant; otherwise why not (the Hopper rungs, prefill_wgmma and
+// prefill_wgmma_pingpong: compute capability 9.0 with sm_90a machine code in the build). A
+// variant it does not run is named and left out.
 std::string unavailable(Variant v);
 const char* kind_name(Kind k);
 

@@ -183,19 +183,18 @@ __device__ __forceinline__ void rescale_pack(float (&acc)[D / 2], const float (&
 // Named barriers 1 and 2 (0 is __syncthreads): the turn of consumer warpgroup 0 and 1 to issue
 // its GEMMs. A warpgroup waits for its own (bar.sync: its 128 threads and the other's 128
 // arrivals) and, once its GEMMs are issued, passes the turn (bar.arrive on the other's).
-// (Immediate barrier numbers: with a register, ptxas would reserve all 16.)
 __device__ __forceinline__ void turn_wait(int slab) {
   if (slab == 0) {
-    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    hw::named_barrier_sync<1, 256>();
   } else {
-    asm volatile("bar.sync 2, 256;\n" ::: "memory");
+    hw::named_barrier_sync<2, 256>();
   }
 }
 __device__ __forceinline__ void turn_pass(int slab) {
   if (slab == 0) {
-    asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+    hw::named_barrier_arrive<2, 256>();
   } else {
-    asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    hw::named_barrier_arrive<1, 256>();
   }
 }
 
