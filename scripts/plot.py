@@ -25,6 +25,7 @@ A plot whose runs the file lacks (a lab that failed in bench.py) is skipped with
 stderr; the others are drawn. Exit 0 when every plot was drawn, 1 when one was skipped, 2 when
 the file cannot be read.
 """
+import itertools
 import json
 import os
 import sys
@@ -241,7 +242,7 @@ def plot_roofline(b, gpu, out):
     if tensor_roof and "matmul_bf16_8192" in runs:
         tc = {r["variant"]: r for r in good(runs["matmul_bf16_8192"]["variants"])}
         for v in ("wmma", "mma_sync_wide", "mma_sync_pipelined", "wgmma_tma", "wgmma_warp_specialized", "wgmma_grouped",
-                  "wgmma_persistent", "cublas_bf16"):
+                  "wgmma_persistent", "wgmma_tma_store", "cublas_bf16"):
             if v in tc:
                 point("matmul 8192^3 BF16, fewest bytes", tc[v])
     fig, ax = plt.subplots(figsize=(9, 6.5))
@@ -254,7 +255,8 @@ def plot_roofline(b, gpu, out):
     dial = good(rl["dial_fp32"])
     ax.plot([r["ai"] for r in dial], [r["gflops"] for r in dial], marker=".", color="tab:gray", linestyle="--",
             label="the FP32 dial (k FMAs per element)")
-    for (name, ai, perf), marker in zip(points, "osD^vP*Xhp<>dH8"):
+    # markers repeat past the 15 (their colours cycle by 10): zip alone would drop the points past them
+    for (name, ai, perf), marker in zip(points, itertools.cycle("osD^vP*Xhp<>dH8")):
         ax.plot(ai, perf, marker=marker, markersize=9, linestyle="none", label=f"{name}: {perf:.0f} GFLOP/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)
