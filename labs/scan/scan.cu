@@ -358,11 +358,13 @@ __device__ __forceinline__ std::size_t item_index(std::size_t first, int k) {
 // One pass: each tile counts what it keeps, scans the flags in the block (each kept element's
 // place in the tile), learns from the look-back how many the tiles before it kept, and writes
 // its kept elements there. The last tile writes the total. Counts are 32-bit (n < 2^32).
-// STAGED: the kept elements go first into shared memory at their places in the tile, and the
-// block writes them out from there as one run: thread t the t-th, t + B-th, ... of them, so
-// that a warp's 32 stores are 32 consecutive elements (128 bytes). Without it each lane stores
-// its own kept elements where they land, and a warp's stores spread over about twice the bytes
-// they write, in pieces.
+// STAGED: each warp compacts its own chunk into shared memory as it goes, a group of four
+// elements a lane at a time (a shuffle scan of the lanes' counts), so no element's place is kept
+// in a register; once the tile's prefix is known each warp writes its kept elements out as one
+// run, lane l the l-th, l + 32-th, ... of them: a warp's 32 stores are 32 consecutive elements
+// (128 bytes). Without it each lane keeps the places of its ITEMS elements (a block scan of
+// flags) and stores its own kept elements where they land, and a warp's stores spread over about
+// twice the bytes they write, in pieces.
 template <typename T, int B, int ITEMS, bool STAGED>
 __global__ void __launch_bounds__(B) select_single_pass(const T* in, T* out, std::size_t n, unsigned long long* count,
                                                         unsigned long long* state, unsigned long long* ticket,
@@ -371,23 +373,54 @@ __global__ void __launch_bounds__(B) select_single_pass(const T* in, T* out, std
   const std::size_t first = chunk_start<T, ITEMS>(static_cast<std::size_t>(tile) * (B * ITEMS));
   T v[ITEMS];
   load_items(in, first, n, vec, v);
-  unsigned place[ITEMS];
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) place[k] = item_index<ITEMS>(first, k) < n && keep(v[k]) ? 1u : 0u;
-  bool kept[ITEMS];
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) kept[k] = place[k] != 0;
-  const unsigned total = block_scan_items<unsigned, B, ITEMS>(place, true);
-  const unsigned before = tile_prefix<unsigned>(state, tile, total);
+  unsigned total, before;
   if constexpr (STAGED) {
     __shared__ T staged[B * ITEMS];
+    __shared__ unsigned warp_kept[B / 32];
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+    T* mine = staged + warp * (32 * ITEMS);  // the warp's kept elements, in order
+    // how many of the lane's elements from `first` on are in range, as a 32-bit count
+    const int left = first >= n ? 0 : (n - first < 32 * ITEMS ? static_cast<int>(n - first) : 32 * ITEMS);
+    unsigned kept = 0;  // kept by the warp's groups before this one
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      if (kept[k]) staged[place[k]] = v[k];
+    for (int k = 0; k < ITEMS; k += 4) {
+      bool keeps[4];
+      unsigned c = 0;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        keeps[j] = 32 * k + j < left && keep(v[k + j]);
+        c += keeps[j] ? 1u : 0u;
+      }
+      const unsigned incl = warp_inclusive_scan(c);
+      unsigned at = kept + incl - c;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        if (keeps[j]) mine[at++] = v[k + j];
+      }
+      kept += __shfl_sync(0xffffffffu, incl, 31);
     }
+    if (lane == 0) warp_kept[warp] = kept;
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < total; i += B) out[static_cast<std::size_t>(before) + i] = staged[i];
+    unsigned warps_before = 0;
+    total = 0;
+#pragma unroll
+    for (int w = 0; w < B / 32; ++w) {
+      const unsigned c = warp_kept[w];
+      if (w < warp) warps_before += c;
+      total += c;
+    }
+    before = tile_prefix<unsigned>(state, tile, total);  // its barrier also orders `mine`'s writes and reads
+    T* dst = out + static_cast<std::size_t>(before) + warps_before;
+    for (unsigned i = static_cast<unsigned>(lane); i < kept; i += 32) dst[i] = mine[i];
   } else {
+    unsigned place[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) place[k] = item_index<ITEMS>(first, k) < n && keep(v[k]) ? 1u : 0u;
+    bool kept[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) kept[k] = place[k] != 0;
+    total = block_scan_items<unsigned, B, ITEMS>(place, true);
+    before = tile_prefix<unsigned>(state, tile, total);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
       if (kept[k]) out[static_cast<std::size_t>(before) + place[k]] = v[k];

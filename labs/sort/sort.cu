@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "common/cuda_check.hpp"
 #include "common/dispatch.hpp"
@@ -306,18 +307,22 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
   __syncthreads();
   const std::size_t tile = tile_id;
   const std::size_t first = tile * kRadixTile + static_cast<std::size_t>(warp) * kSweepWarpKeys + lane;
+  // Every tile but the last is whole: its keys need no bounds test and no "no key" label (8 votes
+  // a key instead of 9). whole is the same for every thread of the block.
+  const bool whole = (tile + 1) * kRadixTile <= n;
+  const auto inside = [&](int k) { return whole || first + static_cast<std::size_t>(k) * 32 < n; };
   std::uint32_t key[kRadixItems], value[PAIRS ? kRadixItems : 1], rank[kRadixItems];
 #pragma unroll
   for (int k = 0; k < kRadixItems; ++k) {
     const std::size_t i = first + static_cast<std::size_t>(k) * 32;
-    key[k] = i < n ? keys_in[i] : 0u;
-    if constexpr (PAIRS) value[k] = i < n ? values_in[i] : 0u;
+    key[k] = inside(k) ? keys_in[i] : 0u;
+    if constexpr (PAIRS) value[k] = inside(k) ? values_in[i] : 0u;
   }
   // The tile's digit counts, counted by shared atomics and published (flag aggregate) before the
   // ranking: the tiles after this one look back over it, and find its counts a ranking sooner.
 #pragma unroll
   for (int k = 0; k < kRadixItems; ++k) {
-    if (first + static_cast<std::size_t>(k) * 32 < n) atomicAdd(&early[(bits_of(key[k], is_float) >> shift) & 255u], 1u);
+    if (inside(k)) atomicAdd(&early[(bits_of(key[k], is_float) >> shift) & 255u], 1u);
   }
   __syncthreads();
   // Relaxed, here and in the look-back: a state word carries its flag and its count together,
@@ -328,17 +333,26 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
       .store((tile == 0 ? kSweepPrefix : kSweepAggregate) | early[tid], cuda::memory_order_relaxed);
   // the warp's ranks: key k's place among the warp's keys of its digit, in input order
   const unsigned below = (1u << lane) - 1u;
+  const auto rank_keys = [&](auto is_whole) {
+    constexpr bool kWhole = decltype(is_whole)::value;
 #pragma unroll
-  for (int k = 0; k < kRadixItems; ++k) {
-    const bool valid = first + static_cast<std::size_t>(k) * 32 < n;
-    const unsigned digit = valid ? (bits_of(key[k], is_float) >> shift) & 255u : 256u;
-    const unsigned peers = match_label<9>(digit);  // 256: no key
-    const int leader = __ffs(static_cast<int>(peers)) - 1;
-    std::uint32_t seen = 0;
-    // One shared atomic returns the count so far and adds the group's: the next round's leader of
-    // this digit (another lane, perhaps) sees it without a barrier, its atomic issued after this one.
-    if (valid && lane == leader) seen = atomicAdd(&warp_hist[warp][digit], static_cast<std::uint32_t>(__popc(peers)));
-    rank[k] = __shfl_sync(0xffffffffu, seen, leader) + static_cast<std::uint32_t>(__popc(peers & below));
+    for (int k = 0; k < kRadixItems; ++k) {
+      const bool valid = kWhole || first + static_cast<std::size_t>(k) * 32 < n;
+      const unsigned digit = valid ? (bits_of(key[k], is_float) >> shift) & 255u : 256u;
+      const unsigned peers = match_label<kWhole ? 8 : 9>(digit);  // 256: no key
+      const int leader = __ffs(static_cast<int>(peers)) - 1;
+      std::uint32_t seen = 0;
+      // One shared atomic returns the count so far and adds the group's: the next round's leader
+      // of this digit (another lane, perhaps) sees it without a barrier, its atomic issued after
+      // this one.
+      if (valid && lane == leader) seen = atomicAdd(&warp_hist[warp][digit], static_cast<std::uint32_t>(__popc(peers)));
+      rank[k] = __shfl_sync(0xffffffffu, seen, leader) + static_cast<std::uint32_t>(__popc(peers & below));
+    }
+  };
+  if (whole) {
+    rank_keys(std::true_type{});
+  } else {
+    rank_keys(std::false_type{});
   }
   __syncthreads();
   // thread d: the tile's count of digit d (the warps' counts turned into the warps before each)
@@ -373,7 +387,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < kRadixItems; ++k) {
-    if (first + static_cast<std::size_t>(k) * 32 < n) {
+    if (inside(k)) {
       const unsigned digit = (bits_of(key[k], is_float) >> shift) & 255u;
       rank[k] += tile_start[digit] + warp_hist[warp][digit];  // its slot in the sorted tile
       exchange[rank[k]] = key[k];
@@ -386,7 +400,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
 #pragma unroll
   for (int k = 0; k < kRadixItems; ++k) {
     const int j = k * kRadixThreads + tid;
-    if (static_cast<std::size_t>(j) < in_tile) {
+    if (whole || static_cast<std::size_t>(j) < in_tile) {
       const std::uint32_t sorted = exchange[j];
       const std::uint32_t at = out_base[(bits_of(sorted, is_float) >> shift) & 255u] + static_cast<std::uint32_t>(j);
       if (at < n) keys_out[at] = sorted;  // always, when the counts are right; wrong ones must not write past the output
@@ -397,13 +411,13 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? 3 : 4) sweep_pass(const
     __syncthreads();  // every key is read before the values take their slots
 #pragma unroll
     for (int k = 0; k < kRadixItems; ++k) {
-      if (first + static_cast<std::size_t>(k) * 32 < n) exchange[rank[k]] = value[k];
+      if (inside(k)) exchange[rank[k]] = value[k];
     }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < kRadixItems; ++k) {
       const int j = k * kRadixThreads + tid;
-      if (static_cast<std::size_t>(j) < in_tile && to[k] < n) values_out[to[k]] = exchange[j];
+      if ((whole || static_cast<std::size_t>(j) < in_tile) && to[k] < n) values_out[to[k]] = exchange[j];
     }
   }
 }
