@@ -6,6 +6,7 @@
 #include "matmul.hpp"
 #include "common/cp_async.cuh"
 #include "tile_order.cuh"
+#include "workspace.hpp"
 
 #include <cublas_v2.h>
 
@@ -714,29 +715,33 @@ AsyncPlan async_plan_for(int m, int n, int k) {
   return best;
 }
 
-// The partial copies of C for split-K, per device, grown when a larger product needs more. Never
-// freed: a static destructor would run after the CUDA runtime has shut down.
-float* split_workspace(std::size_t floats) {
+}  // namespace
+
+void* workspace(Workspace use, std::size_t bytes) {
   struct Space {
-    cudalab::DeviceBuffer<float>* buffer = nullptr;
+    cudalab::DeviceBuffer<unsigned char>* buffer = nullptr;
   };
-  static Space spaces[64];
+  static Space spaces[64][2];
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  Space& s = spaces[device % 64];
-  if (!s.buffer || s.buffer->size() < floats) {
+  Space& s = spaces[device % 64][use == Workspace::kSplitK ? 0 : 1];
+  if (!s.buffer || s.buffer->size() < bytes) {
     delete s.buffer;
-    s.buffer = new cudalab::DeviceBuffer<float>(floats);
+    s.buffer = new cudalab::DeviceBuffer<unsigned char>(bytes);
+    s.buffer->fill_bytes(0);
   }
   return s.buffer->data();
 }
+
+namespace {
 
 void run_plan(const AsyncPlan& plan, const Problem& p) {
   const std::size_t count = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n);
   const int rows = plan.fringe ? p.m - p.m % plan.config->bm : p.m;
   const int cols = plan.fringe ? p.n - p.n % plan.config->bn : p.n;
   if (rows > 0 && cols > 0) {
-    float* partial = plan.splits > 1 ? split_workspace(count * static_cast<std::size_t>(plan.splits)) : nullptr;
+    float* partial = plan.splits > 1 ? static_cast<float*>(workspace(Workspace::kSplitK, count * plan.splits * sizeof(float)))
+                                     : nullptr;
     plan.config->launch(p, p.vec, plan.k_chunk, plan.splits, partial, rows, cols);
     if (plan.splits > 1) {
       CUDA_CHECK_LAUNCH("async_pipeline");

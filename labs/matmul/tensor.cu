@@ -502,6 +502,11 @@ void launch_wgmma_tma_store(const Problem& p) {
                            p.m, p.n, p.k, p.stream);
 }
 
+void launch_wgmma_stream_k(const Problem& p) {
+  hopper::launch_stream_k(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b), p.c,
+                          p.m, p.n, p.k, p.stream);
+}
+
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -630,6 +635,10 @@ const std::vector<Row>& ladder() {
        "the persistent kernel with C stored through shared memory by TMA (64 x 64 FP32 boxes), each store left "
        "to drain while the consumer starts its next tile (sm_90a)",
        launch_wgmma_tma_store, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
+      {Variant::kWgmmaStreamK, "wgmma_stream_k",
+       "stream-K: whole tiles for the full rounds, then, when they would leave over half of the last round idle, "
+       "the left-over tiles' k slices split evenly over every SM, partial tiles added through a workspace (sm_90a)",
+       launch_wgmma_stream_k, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
   };
   return rows;
 }

@@ -14,6 +14,8 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 
+#include <cuda/atomic>
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -25,6 +27,7 @@
 #include "common/math.hpp"
 #include "common/tensor_map.hpp"
 #include "tile_order.cuh"
+#include "workspace.hpp"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "wgmma.cu uses sm_90a instructions: build it for sm_90a only (cudalab_sm90a_kernels)"
@@ -249,6 +252,54 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
   }
 }
 
+// The warp-specialised loops of the persistent rungs, with g the block's slices so far over all
+// its tiles (the stage ring and its phases run on from one tile to the next). The producer
+// (one thread) loads slices i0 .. i1 of the tile at (m0, n0), each into the next stage once the
+// consumers have released it.
+__device__ __forceinline__ void produce_slices(unsigned char* smem, const CUtensorMap* ta, const CUtensorMap* tb,
+                                               uint64_t* full, uint64_t* empty, int& g, int m0, int n0, int i0, int i1) {
+  using S = Slice<kWsBM, kWsBN>;
+  for (int i = i0; i < i1; ++i, ++g) {
+    const int s = g % kWsStages;
+    if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
+    load_slice<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
+  }
+}
+
+// A consumer warpgroup: acc = its 64-row slab of A's slices i0 .. i1 times B's, each stage handed
+// back (one arrival per warp) as soon as the group that read it has finished.
+__device__ __forceinline__ void consume_slices(float (&acc)[kWsBN / 2], const unsigned char* smem, uint64_t* full,
+                                               uint64_t* empty, int slab, int& g, int i0, int i1) {
+  using S = Slice<kWsBM, kWsBN>;
+  const bool lead = threadIdx.x % 32 == 0;
+#pragma unroll
+  for (int e = 0; e < kWsBN / 2; ++e) acc[e] = 0.0f;
+  for (int i = i0; i < i1; ++i, ++g) {
+    const int s = g % kWsStages;
+    hw::mbarrier_wait(&full[s], (g / kWsStages) & 1);
+    const unsigned char* stage = smem + s * S::bytes;
+    hw::wgmma_fence();
+    mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
+    hw::wgmma_commit();
+    hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
+    if (i > i0 && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);
+  }
+  hw::wgmma_wait<0>();
+  if (lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the last slice is read too
+}
+
+// The slab at (row0, col0) into C: through shared memory and the copy engine (TmaStore), or
+// from registers.
+template <bool TmaStore>
+__device__ __forceinline__ void store_tile_slab(const float (&acc)[kWsBN / 2], float* staging, const CUtensorMap* tc,
+                                                float* c, int m, int n, int row0, int col0, int slab) {
+  if constexpr (TmaStore) {
+    store_slab_tma<kWsBN>(acc, staging + slab * (kChunkBytes / 4), tc, row0, col0, slab);
+  } else {
+    store_slab<kWsBN>(acc, c, m, n, row0, col0);
+  }
+}
+
 // ---- 3. Persistent blocks: one per SM walks the tiles ---------------------------------------------
 // Rung 2 launches a block per tile: at 8192^3 that is 2,048 blocks in 15.5 waves of 132, each
 // block filling its pipeline from empty, and the last wave half idle. Here the grid is one block
@@ -283,44 +334,110 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
       int g = 0;  // the block's slices so far, over all its tiles
       for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
         const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, GroupRows);
-        for (int i = 0; i < slices; ++i, ++g) {
-          const int s = g % kWsStages;
-          if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
-          load_slice<kWsBM, kWsBN>(smem + s * S::bytes, &ta, &tb, &full[s], at.row * kWsBM, at.col * kWsBN, i * kBK);
-        }
+        produce_slices(smem, &ta, &tb, full, empty, g, at.row * kWsBM, at.col * kWsBN, 0, slices);
       }
     }
   } else {
     hw::setmaxnreg_inc<232>();
     const int slab = wg - 1;
-    const bool lead = threadIdx.x % 32 == 0;
     float acc[kWsBN / 2];
     int g = 0;
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
       const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, GroupRows);
-#pragma unroll
-      for (int e = 0; e < kWsBN / 2; ++e) acc[e] = 0.0f;
-      for (int i = 0; i < slices; ++i, ++g) {
-        const int s = g % kWsStages;
-        hw::mbarrier_wait(&full[s], (g / kWsStages) & 1);
-        const unsigned char* stage = smem + s * S::bytes;
-        hw::wgmma_fence();
-        mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
-        hw::wgmma_commit();
-        hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
-        if (i > 0 && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);
-      }
-      hw::wgmma_wait<0>();
-      if (lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the tile's last slice is read too
-      if constexpr (TmaStore) {
-        store_slab_tma<kWsBN>(acc, staging + slab * (kChunkBytes / 4), &tc, at.row * kWsBM + 64 * slab, at.col * kWsBN,
-                              slab);
-      } else {
-        store_slab<kWsBN>(acc, c, m, n, at.row * kWsBM + 64 * slab, at.col * kWsBN);
-      }
+      consume_slices(acc, smem, full, empty, slab, g, 0, slices);
+      store_tile_slab<TmaStore>(acc, staging, &tc, c, m, n, at.row * kWsBM + 64 * slab, at.col * kWsBN, slab);
     }
     if constexpr (TmaStore) {
       if (threadIdx.x % 128 == 0) hw::bulk_wait_group<0>();  // every store done before the block ends
+    }
+  }
+}
+
+// ---- 5. Stream-K: the last wave's idle SMs get work too -------------------------------------------
+// Rung 4 hands whole tiles out: at 8192^3 the 2,048 tiles are 15 full rounds of 132 blocks and a
+// 16th in which 68 blocks work and 64 wait; at 1025^3 (45 tiles of 17 slices) 87 of the 132 SMs
+// never start. Here the work is counted in slices (one 64-deep k step of one tile): every block
+// first takes whole tiles for as many full rounds as there are (b, b + grid, ... as in rung 4),
+// then, if the tiles left over would leave more than half of the last round idle, their slices
+// are split evenly among all the blocks, each a contiguous run of them, which may begin or end
+// inside a tile (otherwise the last round takes whole tiles as rung 4 does: stream_k_plan says
+// why). A run that ends inside a tile
+// leaves a partial sum: the block writes it (its accumulators as they are, 128 floats a thread)
+// to its slot of a workspace and raises its flag; the block whose run covers the tile's last
+// slice adds the partials of the blocks before it, in order (the same bits every launch), and
+// stores the tile. Each block walks its run backwards, so its partial (the run's end) is the
+// first thing it computes, and a block waits only on blocks of a lower index: the run's start,
+// finished last, is where it collects the partials of its predecessors, which they wrote first.
+// The flags hold the launch's epoch (next_stream_k_epoch), so they never need clearing.
+using Flag = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+constexpr int kPartialFloats = 64 * kWsBN;  // a consumer's 64 x 256 slab
+
+template <bool TmaStore>
+__global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_stream_k(const __grid_constant__ CUtensorMap ta,
+                                                                       const __grid_constant__ CUtensorMap tb,
+                                                                       const __grid_constant__ CUtensorMap tc,
+                                                                       float* __restrict__ c, int m, int n, int k,
+                                                                       StreamK w, float* __restrict__ partials,
+                                                                       unsigned* __restrict__ flags, unsigned epoch) {
+  using S = Slice<kWsBM, kWsBN>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = hw::aligned_1024(smem_raw);
+  float* staging = reinterpret_cast<float*>(smem + kWsStages * S::bytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
+  uint64_t* empty = full + kWsStages;
+  const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN;
+  const int b = static_cast<int>(blockIdx.x), wg = static_cast<int>(threadIdx.x) / 128;
+  init_stage_barriers(full, empty);
+  if (wg == 0) {
+    hw::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int g = 0;
+      for_each_piece(w, b, [&](int tile, int i0, int i1) {
+        const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, kWsGroupRows);
+        produce_slices(smem, &ta, &tb, full, empty, g, at.row * kWsBM, at.col * kWsBN, i0, i1);
+      });
+    }
+  } else {
+    hw::setmaxnreg_inc<232>();
+    const int slab = wg - 1, t = static_cast<int>(threadIdx.x) % 128;
+    float acc[kWsBN / 2];
+    int g = 0;
+    for_each_piece(w, b, [&](int tile, int i0, int i1) {
+      const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, kWsGroupRows);
+      consume_slices(acc, smem, full, empty, slab, g, i0, i1);
+      if (i1 < w.slices) {  // the tile goes on in the next block: leave the partial sum there
+        float4* mine = reinterpret_cast<float4*>(partials + (static_cast<size_t>(b) * 2 + slab) * kPartialFloats);
+#pragma unroll
+        for (int e = 0; e < kWsBN / 8; ++e) {
+          __stcg(&mine[e * 128 + t], make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+        }
+        __threadfence();
+        hw::named_barrier_sync(1 + slab, 128);
+        if (t == 0) Flag(flags[b * 2 + slab]).store(epoch, cuda::memory_order_release);
+        return;
+      }
+      if (i0 > 0) {  // the tile began in earlier blocks: add their partials, lowest block first
+        for (int j = w.first_block_of(tile); j < b; ++j) {
+          if (w.start(j) == w.start(j + 1)) continue;  // no slices, no partial
+          if (t == 0) {
+            while (Flag(flags[j * 2 + slab]).load(cuda::memory_order_acquire) != epoch) __nanosleep(64);
+          }
+          hw::named_barrier_sync(1 + slab, 128);
+          const float4* theirs = reinterpret_cast<const float4*>(partials + (static_cast<size_t>(j) * 2 + slab) * kPartialFloats);
+#pragma unroll
+          for (int e = 0; e < kWsBN / 8; ++e) {
+            const float4 v = __ldcg(&theirs[e * 128 + t]);
+            acc[4 * e] += v.x;
+            acc[4 * e + 1] += v.y;
+            acc[4 * e + 2] += v.z;
+            acc[4 * e + 3] += v.w;
+          }
+        }
+      }
+      store_tile_slab<TmaStore>(acc, staging, &tc, c, m, n, at.row * kWsBM + 64 * slab, at.col * kWsBN, slab);
+    });
+    if constexpr (TmaStore) {
+      if (t == 0) hw::bulk_wait_group<0>();
     }
   }
 }
@@ -420,14 +537,28 @@ void launch_warp_specialized_grouped(const std::uint16_t* a, const std::uint16_t
 }
 
 namespace {
+// The persistent and stream-K kernels' shared memory: the stages, and with TmaStore a staging
+// buffer per consumer; C as the copy engine stores it (TmaStore: boxes of 64 x 64 floats; unused
+// otherwise).
+template <bool TmaStore>
+constexpr int persistent_smem_bytes() {
+  return smem_bytes<kWsBM, kWsBN, kWsStages>() + (TmaStore ? 2 * kChunkBytes : 0);
+}
+template <bool TmaStore>
+CUtensorMap map_c(float* c, int m, int n) {
+  return TmaStore ? cudalab::tensor_map_f32_2d(c, n, m, n, kChunkCols, 64) : CUtensorMap{};
+}
+// The copy engine stores rows that start on 16 bytes: N a multiple of 4 and C 16-byte aligned;
+// otherwise the slabs are stored from registers, as wgmma_persistent does.
+bool tma_stores(const float* c, int n) { return n % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0; }
+
 template <bool TmaStore>
 void launch_persistent_as(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                           cudaStream_t stream) {
-  constexpr int bytes = smem_bytes<kWsBM, kWsBN, kWsStages>() + (TmaStore ? 2 * kChunkBytes : 0);
+  constexpr int bytes = persistent_smem_bytes<TmaStore>();
   cudalab::allow_dynamic_shared_memory(matmul_wgmma_persistent<kWsGroupRows, TmaStore>, bytes);
   const Operands ops(a, b, m, n, k, stream);
-  // C as the copy engine stores it (TmaStore): boxes of 64 x 64 floats; unused otherwise
-  const CUtensorMap tc = TmaStore ? cudalab::tensor_map_f32_2d(c, n, m, n, kChunkCols, 64) : CUtensorMap{};
+  const CUtensorMap tc = map_c<TmaStore>(c, m, n);
   const long long tiles = static_cast<long long>(cudalab::ceil_div(m, kWsBM)) * cudalab::ceil_div(n, kWsBN);
   const int sms = cudalab::launch_limits().sms;  // one block per SM (the suite's per-device cache)
   const auto grid = static_cast<unsigned>(tiles < sms ? tiles : sms);
@@ -436,7 +567,48 @@ void launch_persistent_as(const std::uint16_t* a, const std::uint16_t* b, float*
   CUDA_CHECK_LAUNCH("matmul_wgmma_persistent");
 }
 
+// The epoch of the next stream-K launch on `device`, from 1 (a fresh workspace holds 0). One count
+// per device for both kinds of the kernel, since they share the workspace's flags: a count per
+// template instance would let a launch of one kind meet flags the other raised with its own
+// number, and read partial sums before they are written.
+unsigned next_stream_k_epoch(int device) {
+  static unsigned epochs[64] = {};
+  unsigned& e = epochs[device % 64];
+  if (++e == 0) e = 1;
+  return e;
+}
+
+template <bool TmaStore>
+void launch_stream_k_as(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                        cudaStream_t stream) {
+  constexpr int bytes = persistent_smem_bytes<TmaStore>();
+  cudalab::allow_dynamic_shared_memory(matmul_wgmma_stream_k<TmaStore>, bytes);
+  const Operands ops(a, b, m, n, k, stream);
+  const CUtensorMap tc = map_c<TmaStore>(c, m, n);
+  const cudalab::LaunchLimits& device = cudalab::launch_limits();
+  const StreamK w = stream_k_plan(cudalab::ceil_div(m, kWsBM) * cudalab::ceil_div(n, kWsBN), cudalab::ceil_div(k, kBK),
+                                  device.sms);
+  // A partial slab per consumer of every block, then a flag per slab; the flags hold the epoch of
+  // the launch that raised them (a count per device, from 1: the workspace starts zeroed).
+  const std::size_t partial_bytes = static_cast<std::size_t>(device.sms) * 2 * kPartialFloats * sizeof(float);
+  auto* space =
+      static_cast<unsigned char*>(workspace(Workspace::kStreamK, partial_bytes + device.sms * 2 * sizeof(unsigned)));
+  const unsigned epoch = next_stream_k_epoch(device.device);
+  matmul_wgmma_stream_k<TmaStore><<<static_cast<unsigned>(w.grid), kWsThreads, bytes, stream>>>(
+      ops.map_a(m, kWsBM), ops.map_b(k), tc, c, m, n, k, w, reinterpret_cast<float*>(space),
+      reinterpret_cast<unsigned*>(space + partial_bytes), epoch);
+  CUDA_CHECK_LAUNCH("matmul_wgmma_stream_k");
+}
+
 }  // namespace
+
+void launch_stream_k(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  if (tma_stores(c, n)) {
+    launch_stream_k_as<true>(a, b, c, m, n, k, stream);
+  } else {
+    launch_stream_k_as<false>(a, b, c, m, n, k, stream);
+  }
+}
 
 void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                        cudaStream_t stream) {
@@ -444,9 +616,7 @@ void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c,
 }
 
 void launch_tma_store(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
-  // The copy engine stores rows that start on 16 bytes: N a multiple of 4 and C 16-byte aligned;
-  // otherwise the slabs are stored from registers, as wgmma_persistent does.
-  if (n % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0) {
+  if (tma_stores(c, n)) {
     launch_persistent_as<true>(a, b, c, m, n, k, stream);
   } else {
     launch_persistent_as<false>(a, b, c, m, n, k, stream);

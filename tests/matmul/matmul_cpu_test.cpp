@@ -3,10 +3,12 @@
 // large sizes, and the notes' reuse arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "matmul.hpp"
@@ -274,6 +276,91 @@ TEST(TileOrder, GroupedOrderCoversEveryTileOnce) {
   EXPECT_EQ(matmul::grouped_tile_of(256, 32, 64, 8).row, 8);  // the second group of rows
 }
 
+// Stream-K's plan (tile_order.cuh), simulated on the host as the kernel walks it: every slice of
+// every tile is done by exactly one block; each block leaves at most one partial sum (a piece that
+// ends inside a tile), and it is the first piece of its run; each tile has exactly one piece that
+// holds its last slice, and the partials that piece's block adds (first_block_of(tile) up to
+// itself, skipping blocks with no slices) are exactly the tile's other pieces, all from blocks of
+// a lower index, so no block waits on one launched after it.
+TEST(TileOrder, StreamKCoversEverySliceOnceAndWaitsOnlyBackwards) {
+  struct Piece {
+    int block, i0, i1;
+  };
+  for (int sms : {1, 7, 132}) {
+    for (int tiles : {1, 2, 45, 131, 132, 133, 144, 198, 199, 2048}) {
+      for (int slices : {1, 2, 5, 17, 64, 128}) {
+        const matmul::StreamK w = matmul::stream_k_plan(tiles, slices, sms);
+        const std::string at = std::to_string(tiles) + " tiles of " + std::to_string(slices) + " on " + std::to_string(sms);
+        ASSERT_GE(w.grid, 1) << at;
+        ASSERT_LE(w.grid, sms) << at;
+        ASSERT_LE(static_cast<long long>(w.grid), static_cast<long long>(tiles) * slices) << at;
+        std::vector<std::vector<int>> done(static_cast<std::size_t>(tiles), std::vector<int>(slices, 0));
+        std::vector<std::vector<Piece>> pieces(static_cast<std::size_t>(tiles));
+        for (int b = 0; b < w.grid; ++b) {
+          int order = 0, partials = 0;
+          matmul::for_each_piece(w, b, [&](int tile, int i0, int i1) {
+            ASSERT_GE(tile, 0);
+            ASSERT_LT(tile, tiles);
+            ASSERT_LT(i0, i1);
+            ASSERT_LE(i1, slices);
+            for (int i = i0; i < i1; ++i) ++done[tile][i];
+            pieces[tile].push_back({b, i0, i1});
+            if (i1 < slices) {
+              ++partials;
+              EXPECT_EQ(order, w.dp_rounds) << at << ": block " << b << "'s partial is not its run's first piece";
+            }
+            ++order;
+          });
+          EXPECT_LE(partials, 1) << at << ", block " << b;
+        }
+        for (int t = 0; t < tiles; ++t) {
+          for (int i = 0; i < slices; ++i) ASSERT_EQ(done[t][i], 1) << at << ": tile " << t << ", slice " << i;
+          int last = -1;
+          std::vector<int> others;
+          for (const Piece& p : pieces[t]) {
+            if (p.i1 == slices) {
+              EXPECT_EQ(last, -1) << at << ": tile " << t << " has two last pieces";
+              last = p.block;
+            } else {
+              others.push_back(p.block);
+            }
+          }
+          ASSERT_GE(last, 0) << at << ": tile " << t;
+          std::vector<int> added;
+          if (t >= w.dp_tiles() && pieces[t].size() > 1) {
+            for (int j = w.first_block_of(t); j < last; ++j) {
+              if (w.start(j) != w.start(j + 1)) added.push_back(j);
+            }
+          }
+          std::sort(others.begin(), others.end());
+          EXPECT_EQ(added, others) << at << ": tile " << t;
+          for (int j : others) EXPECT_LT(j, last) << at << ": tile " << t;
+        }
+      }
+    }
+  }
+  // On 132 SMs: 1025^3's 45 tiles of 17 slices are all split (765 slices over 132 runs); 8192^3's
+  // 2,048 tiles (15 rounds and 68) and 4096^3's 512 (3 rounds and 116) fill the last round at
+  // least half: 16 and 4 rounds of whole tiles, nothing split. 198 tiles leave 66 of 132 (split),
+  // 199 leave 67 (whole).
+  const matmul::StreamK small = matmul::stream_k_plan(45, 17, 132);
+  EXPECT_EQ(small.grid, 132);
+  EXPECT_EQ(small.dp_rounds, 0);
+  EXPECT_EQ(small.sk_slices, 45LL * 17);
+  const matmul::StreamK big = matmul::stream_k_plan(2048, 128, 132);
+  EXPECT_EQ(big.dp_rounds, 16);
+  EXPECT_EQ(big.sk_slices, 0);
+  const matmul::StreamK mid = matmul::stream_k_plan(512, 64, 132);
+  EXPECT_EQ(mid.dp_rounds, 4);
+  EXPECT_EQ(mid.sk_slices, 0);
+  const matmul::StreamK half = matmul::stream_k_plan(198, 64, 132);
+  EXPECT_EQ(half.dp_rounds, 1);
+  EXPECT_EQ(half.sk_slices, 66LL * 64);
+  const matmul::StreamK more = matmul::stream_k_plan(199, 64, 132);
+  EXPECT_EQ(more.dp_rounds, 2);
+  EXPECT_EQ(more.sk_slices, 0);
+}
+
 TEST(Bf16, RoundsToNearestEvenAndBack) {
   EXPECT_EQ(matmul::to_bf16_bits(1.0f), 0x3F80);
   EXPECT_EQ(matmul::from_bf16_bits(0x3F80), 1.0f);
@@ -358,7 +445,7 @@ TEST(TensorVariants, LayoutsPredictTheBankConflictsOfLdmatrix) {
     EXPECT_TRUE(l.a_one_to_one && l.b_one_to_one) << matmul::tensor::variant_name(v);
   }
   for (auto v : {Variant::kWmma, Variant::kWgmmaTma, Variant::kWgmmaWarpSpecialized, Variant::kWgmmaGrouped,
-                 Variant::kWgmmaPersistent, Variant::kWgmmaTmaStore}) {
+                 Variant::kWgmmaPersistent, Variant::kWgmmaTmaStore, Variant::kWgmmaStreamK}) {
     EXPECT_THROW(matmul::tensor::layout_check(v), std::invalid_argument) << matmul::tensor::variant_name(v);
   }
 }

@@ -299,6 +299,25 @@ TEST_P(TensorVariants, RepeatedLaunchesGiveTheSameBits) {
   EXPECT_THROW(matmul::tensor::launch(v, d_a.data(), d_b.data(), d_c.data(), 0, n, k), std::invalid_argument);
 }
 
+// Stream-K's runs at the shapes where they start and end inside tiles (on a 132-SM GPU):
+// 1536 x 3072 x 136 is 144 tiles, a full round and 12 tiles' 36 slices over 132 runs, most of
+// them empty; 1025^3 45 tiles of 17 slices, no full round, runs of 5 or 6 slices; 200 x 520 x
+// 4096 6 tiles of 64 slices, each split over 22 blocks whose partials the last one adds in
+// order; 130 x 262 x 1000 the same with C stored from registers (N not a multiple of 4), after
+// launches that stored through the copy engine (the two kinds share the workspace's flags);
+// 1280 x 2560 x 200 is 100 tiles, a round more than half full: whole tiles, 32 blocks idle.
+TEST(MatmulStreamK, RunsThatSplitTilesMatchTheCpu) {
+  CUDALAB_REQUIRE_GPU();
+  const auto v = matmul::tensor::Variant::kWgmmaStreamK;
+  if (const std::string why = matmul::tensor::unavailable(v); !why.empty()) GTEST_SKIP() << why;
+  for (const Shape& s : {Shape{1536, 3072, 136}, Shape{1025, 1025, 1025}, Shape{200, 520, 4096}, Shape{130, 262, 1000},
+                         Shape{1280, 2560, 200}}) {
+    expect_bf16_matches_cpu(s, 0, "wgmma_stream_k", [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, TensorVariants, ::testing::ValuesIn(matmul::tensor::all_variants()),
                          [](const auto& variant) { return matmul::tensor::variant_name(variant.param); });
 
