@@ -51,9 +51,10 @@ struct StreamK {
 // blocks than slices. The left-over tiles are split only when they would leave more than half
 // of the last round idle: a split costs each block a partial sum written or read and a wait, and
 // a round half full or more runs faster than a full one (less contention for L2 and DRAM), so
-// on an H100 splitting 116 left-over tiles of 132 lost 3 % at 4096^3, 68 of 132 gained 0.3 % at
-// 8192^3, and 45 of 132 gained 7 % at 1025^3. With whole tiles the last round is partial: block
-// b's tile b + r * grid exists only while it is below `tiles`.
+// on an H100 splitting 116 left-over tiles of 132 lost 3 % at 4096^3 and 68 of 132 gained 0.3 %
+// at 8192^3 (45 of 132 at 1025^3 are split: the lab's README has what that measured). With whole
+// tiles the last round is partial: block b's tile b + r * grid exists only while it is below
+// `tiles`.
 CUDALAB_HD inline StreamK stream_k_plan(int tiles, int slices, int sms) {
   StreamK w;
   w.tiles = tiles;
