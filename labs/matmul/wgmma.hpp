@@ -47,11 +47,12 @@ void launch_persistent(const std::uint16_t* a, const std::uint16_t* b, float* c,
 // the warpgroup starts its next tile. Where N is not a multiple of 4 or C not 16-byte aligned,
 // the slabs are stored from registers instead.
 void launch_tma_store(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
-// Stream-K on top of that: whole tiles for the full rounds of one block per SM, then the slices
-// of the tiles left over split evenly among all the blocks, a run each that may start or end
-// inside a tile; partial tiles meet in a workspace (workspace.hpp), added in block order by the
-// block that holds the tile's last slice. For shapes whose tiles leave SMs idle in the last round
-// (1025^3: 45 tiles on 132 SMs). One launch at a time per device (the workspace is shared).
+// Stream-K on top of that: whole tiles for the full rounds of one block per SM, then, when the
+// tiles left over would leave more than half of the last round idle (1025^3: 45 tiles on 132
+// SMs), their slices split evenly among all the blocks, a run each that may start or end inside a
+// tile; partial tiles meet in a workspace (workspace.hpp), added in block order by the block that
+// holds the tile's last slice. Otherwise the last round takes whole tiles, as launch_tma_store
+// does. One launch at a time per device (the workspace is shared).
 void launch_stream_k(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
 
 }  // namespace matmul::tensor::hopper
