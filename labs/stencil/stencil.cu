@@ -138,15 +138,38 @@ __global__ void __launch_bounds__(kBx* kBy) conv_register_tile(const float* __re
   if ((nx & 3) == 0 && cudalab::is_aligned(in, 16)) {
     // 16 bytes at a time: a piece lies wholly inside the row or wholly past one of its ends (nx
     // and the piece's first column are multiples of 4); one past an end is read cell by cell, clamped
-    constexpr int kPieces = T::kCols / 4;
-    for (int i = ty * kBx + tx; i < T::kRows * kPieces; i += kBx * kBy) {
+    constexpr int kPieces = T::kCols / 4, kAll = T::kRows * kPieces, kThreads = kBx * kBy;
+    const int tid = ty * kBx + tx;
+    const auto piece = [&](int i) {  // tile piece i: a 16-byte load, or four clamped cells past a row's end
       const int sy = i / kPieces, sp = i - sy * kPieces;
       const float* src = in + static_cast<std::size_t>(clampi(y0 + sy - R, ny - 1)) * nx;
       const int gx = x0 - T::kPad + 4 * sp;
-      const float4 v = gx >= 0 && gx < nx ? *reinterpret_cast<const float4*>(src + gx)
-                                          : make_float4(src[clampi(gx, nx - 1)], src[clampi(gx + 1, nx - 1)],
-                                                        src[clampi(gx + 2, nx - 1)], src[clampi(gx + 3, nx - 1)]);
+      return gx >= 0 && gx < nx ? *reinterpret_cast<const float4*>(src + gx)
+                                : make_float4(src[clampi(gx, nx - 1)], src[clampi(gx + 1, nx - 1)],
+                                              src[clampi(gx + 2, nx - 1)], src[clampi(gx + 3, nx - 1)]);
+    };
+    const auto put = [&](int i, float4 v) {
+      const int sy = i / kPieces, sp = i - sy * kPieces;
       *reinterpret_cast<float4*>(tile + sy * T::kCols + 4 * sp) = v;
+    };
+    if constexpr (R <= 2) {
+      // Where the rung is bound by memory: a thread's pieces (4 at R = 1: 980 on 256 threads; 5
+      // at R = 2) all loaded before the first is stored, four or five 16-byte loads in flight a
+      // thread instead of one. The larger radii keep the loop (more loads there would cost them occupancy: their
+      // time is the FMAs').
+      constexpr int kPerThread = (kAll + kThreads - 1) / kThreads;
+      static_assert(kPerThread <= 5, "a small radius's tile is one batch of loads");
+      float4 v[kPerThread];
+#pragma unroll
+      for (int q = 0; q < kPerThread; ++q) {
+        if (tid + q * kThreads < kAll) v[q] = piece(tid + q * kThreads);
+      }
+#pragma unroll
+      for (int q = 0; q < kPerThread; ++q) {
+        if (tid + q * kThreads < kAll) put(tid + q * kThreads, v[q]);
+      }
+    } else {
+      for (int i = tid; i < kAll; i += kThreads) put(i, piece(i));
     }
   } else {
     for (int i = ty * kBx + tx; i < T::kRows * T::kCols; i += kBx * kBy) {
@@ -446,6 +469,49 @@ __global__ void __launch_bounds__(kBx* kBy) heat3d_columns(const float* __restri
   }
 }
 
+// heat3d_columns with four cells of a row a thread, where rows are whole 16-byte pieces (nx a
+// multiple of 4, both fields 16-byte aligned): the centre, north, south and above as 16-byte
+// loads, the west of the first cell and the east of the last as two 4-byte loads (L1 hits: the
+// neighbouring threads' pieces), and one 16-byte store. A plane costs a thread 5 loads and a
+// store for four cells where the one-cell march spends 6 loads and a store on each, and every
+// vector load brings 16 bytes, so the SM keeps four times the bytes in flight per load it issues.
+__global__ void __launch_bounds__(kBx* kBy) heat3d_columns4(const float* __restrict__ in, float* __restrict__ out,
+                                                            int nx, int ny, int nz, float a) {
+  const int x = 4 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= nx || y >= ny) return;
+  const int z0 = static_cast<int>(blockIdx.z) * kZChunk;
+  const int z_end = z0 + kZChunk < nz ? z0 + kZChunk : nz;
+  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+  const std::size_t row = static_cast<std::size_t>(y) * nx;
+  const std::size_t n = static_cast<std::size_t>(clampi(y - 1, ny - 1)) * nx + x;
+  const std::size_t s = static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x;
+  const std::size_t c = row + x, w = row + clampi(x - 1, nx - 1), e = row + clampi(x + 4, nx - 1);
+  const auto load4 = [&](std::size_t i) { return *reinterpret_cast<const float4*>(in + i); };
+  float4 below = load4(static_cast<std::size_t>(clampi(z0 - 1, nz - 1)) * plane + c);
+  float4 centre = load4(static_cast<std::size_t>(z0) * plane + c);
+  const auto step = [&](int z) {
+    const std::size_t p = static_cast<std::size_t>(z) * plane;
+    const float4 above = load4(static_cast<std::size_t>(clampi(z + 1, nz - 1)) * plane + c);
+    const float4 no = load4(p + n), so = load4(p + s);
+    const float we = in[p + w], ea = in[p + e];
+    float4 r;
+    r.x = heat7(centre.x, no.x, so.x, we, centre.y, below.x, above.x, a);
+    r.y = heat7(centre.y, no.y, so.y, centre.x, centre.z, below.y, above.y, a);
+    r.z = heat7(centre.z, no.z, so.z, centre.y, centre.w, below.z, above.z, a);
+    r.w = heat7(centre.w, no.w, so.w, centre.z, ea, below.w, above.w, a);
+    *reinterpret_cast<float4*>(out + p + c) = r;
+    below = centre;
+    centre = above;
+  };
+  if (z_end - z0 == kZChunk) {
+#pragma unroll
+    for (int k = 0; k < kZChunk; ++k) step(z0 + k);
+  } else {
+    for (int z = z0; z < z_end; ++z) step(z);
+  }
+}
+
 // 2.5D blocking: the block marches a kBx x kBy tile through z. The current plane sits in shared
 // memory (the threads' own cells from registers, the 1-cell halo loaded by the edge threads:
 // a 5-point plane needs no corners); the cells below and above stay in each thread's registers,
@@ -561,6 +627,12 @@ void launch_heat3d_naive(const Step& s) {
 void launch_heat3d_columns(const Step& s) {
   const int chunks = cudalab::ceil_div(s.nz, kZChunk);
   if (chunks > 65535) throw std::invalid_argument("stencil: " + std::to_string(s.nz) + " planes need more than 65535 chunks in z");
+  if (s.nx % 4 == 0 && cudalab::is_aligned(s.in, 16) && cudalab::is_aligned(s.out, 16)) {
+    dim3 grid = grid_2d(s.nx / 4, s.ny, kBx, kBy);
+    grid.z = static_cast<unsigned>(chunks);
+    heat3d_columns4<<<grid, kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.nz, kAlpha3d);
+    return;
+  }
   dim3 grid = grid_2d(s.nx, s.ny, kBx, kBy);
   grid.z = static_cast<unsigned>(chunks);
   heat3d_columns<<<grid, kBlockShape, 0, s.stream>>>(s.in, s.out, s.nx, s.ny, s.nz, kAlpha3d);
@@ -616,7 +688,8 @@ const std::vector<Row>& ladder() {
        "2.5D blocking: the plane in shared memory, the cells below and above in registers", Kind::kHeat3d,
        launch_heat3d_plane},
       {Variant::kHeat3dColumns, "heat3d_columns",
-       "the z march in chunks of 8 planes: below, centre and above in registers, 32 x the threads at 256^3",
+       "the z march in chunks of 8 planes: below, centre and above in registers, 32 x the threads at 256^3; "
+       "four cells a thread by 16-byte loads where nx is a multiple of 4",
        Kind::kHeat3d, launch_heat3d_columns},
   };
   return rows;
