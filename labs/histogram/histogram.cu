@@ -12,8 +12,6 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
-#include <cub/device/device_histogram.cuh>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -457,26 +455,9 @@ Launch count(Variant v, const K* keys, std::size_t n, unsigned bins, unsigned* h
   return l;
 }
 
-template <typename K>
-CubHistogram<K>::CubHistogram(const K* keys, std::size_t n, unsigned bins, unsigned* hist)
-    : keys_(keys), n_(n), bins_(bins), hist_(hist) {
-  CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes_, keys_, hist_, static_cast<int>(bins_) + 1, 0,
-                                                  static_cast<int>(key_range<K>(bins_)), static_cast<long long>(n_)));
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
-
-template <typename K>
-void CubHistogram<K>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp_.data(), temp_bytes_, keys_, hist_, static_cast<int>(bins_) + 1,
-                                                  0, static_cast<int>(key_range<K>(bins_)), static_cast<long long>(n_),
-                                                  stream));
-}
-
 template Launch plan<unsigned char>(Variant, const unsigned char*, std::size_t, unsigned);
 template Launch plan<unsigned>(Variant, const unsigned*, std::size_t, unsigned);
 template Launch count<unsigned char>(Variant, const unsigned char*, std::size_t, unsigned, unsigned*, cudaStream_t);
 template Launch count<unsigned>(Variant, const unsigned*, std::size_t, unsigned, unsigned*, cudaStream_t);
-template class CubHistogram<unsigned char>;
-template class CubHistogram<unsigned>;
 
 }  // namespace histogram

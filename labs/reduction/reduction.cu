@@ -11,8 +11,6 @@
 #include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 
-#include <cub/device/device_reduce.cuh>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -673,22 +671,9 @@ int reduce(Variant v, const T* in, std::size_t n, int block, Workspace<T>& ws, c
   return passes;
 }
 
-template <typename T>
-CubSum<T>::CubSum(const T* in, std::size_t n, T* out) : in_(in), n_(n), out_(out) {
-  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, in_, out_, n_));
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
-
-template <typename T>
-void CubSum<T>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
-}
-
 template class Workspace<int>;
 template class Workspace<float>;
 template int reduce<int>(Variant, const int*, std::size_t, int, Workspace<int>&, cudaStream_t);
 template int reduce<float>(Variant, const float*, std::size_t, int, Workspace<float>&, cudaStream_t);
-template class CubSum<int>;
-template class CubSum<float>;
 
 }  // namespace reduction

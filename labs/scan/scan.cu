@@ -11,9 +11,6 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -342,12 +339,7 @@ __global__ void __launch_bounds__(B) decoupled_lookback(const T* in, T* out, std
   store_items(out, first, n, vec, v);
 }
 
-// ---- stream compaction on the look-back: keep the x > 0, in order ----
-
-template <typename T>
-__host__ __device__ __forceinline__ bool keep(T x) {
-  return x > T(0);
-}
+// ---- stream compaction on the look-back: keep the x > 0 (keep(), scan.hpp), in order ----
 
 // The element index of item k of a lane whose chunk starts at `first` (load_items' layout).
 template <int ITEMS>
@@ -567,25 +559,6 @@ int scan(Variant v, Kind kind, const T* in, T* out, std::size_t n, Workspace<T>&
   return 2;
 }
 
-template <typename T>
-CubScan<T>::CubScan(const T* in, T* out, std::size_t n, Kind kind) : in_(in), out_(out), n_(n), kind_(kind) {
-  if (kind_ == Kind::kInclusive) {
-    CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes_, in_, out_, n_));
-  } else {
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes_, in_, out_, n_));
-  }
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
-
-template <typename T>
-void CubScan<T>::run(cudaStream_t stream) {
-  if (kind_ == Kind::kInclusive) {
-    CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
-  } else {
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
-  }
-}
-
 namespace compaction {
 
 namespace {
@@ -606,12 +579,6 @@ const std::vector<Row>& ladder() {
   };
   return rows;
 }
-
-// A functor for CUB: the same predicate as the kernels.
-template <typename T>
-struct KeepOp {
-  __host__ __device__ bool operator()(const T& x) const { return keep(x); }
-};
 
 }  // namespace
 
@@ -655,23 +622,8 @@ int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* c
   return 2;
 }
 
-template <typename T>
-CubSelect<T>::CubSelect(const T* in, T* out, unsigned long long* count, std::size_t n)
-    : in_(in), out_(out), count_(count), n_(n) {
-  CUDA_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes_, in_, out_, count_, static_cast<std::int64_t>(n_), KeepOp<T>{}));
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
-
-template <typename T>
-void CubSelect<T>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), temp_bytes_, in_, out_, count_, static_cast<std::int64_t>(n_),
-                                   KeepOp<T>{}, stream));
-}
-
 template int compact<int>(Variant, const int*, int*, std::size_t, unsigned long long*, Workspace&, cudaStream_t);
 template int compact<float>(Variant, const float*, float*, std::size_t, unsigned long long*, Workspace&, cudaStream_t);
-template class CubSelect<int>;
-template class CubSelect<float>;
 
 }  // namespace compaction
 
@@ -679,7 +631,5 @@ template class Workspace<int>;
 template class Workspace<float>;
 template int scan<int>(Variant, Kind, const int*, int*, std::size_t, Workspace<int>&, cudaStream_t);
 template int scan<float>(Variant, Kind, const float*, float*, std::size_t, Workspace<float>&, cudaStream_t);
-template class CubScan<int>;
-template class CubScan<float>;
 
 }  // namespace scan

@@ -8,7 +8,6 @@
 // steps: 406 at 2^28, each a pass over the keys unless it fits a block's shared memory.
 #include "sort.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -840,39 +839,6 @@ Sorted sort(Variant v, KeyType t, const std::uint32_t* keys, const std::uint32_t
                 stream};
   out.launches = row_of(v).run(job, out);
   return out;
-}
-
-CubSort::CubSort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n)
-    : t_(t), keys_(keys), values_(values), n_(n), out_keys_(std::max<std::size_t>(n, 1)),
-      out_values_(values ? std::max<std::size_t>(n, 1) : 0) {
-  const auto items = static_cast<std::int64_t>(n_);
-  if (values_) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes_, keys_, out_keys_.data(), values_, out_values_.data(), items));
-  } else if (t_ == KeyType::kFloat) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes_, reinterpret_cast<const float*>(keys_),
-                                              reinterpret_cast<float*>(out_keys_.data()), items));
-  } else {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes_, keys_, out_keys_.data(), items));
-  }
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
-
-Sorted CubSort::run(cudaStream_t stream) {
-  const auto items = static_cast<std::int64_t>(n_);
-  if (values_) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes_, keys_, out_keys_.data(), values_,
-                                               out_values_.data(), items, 0, 32, stream));
-  } else if (t_ == KeyType::kFloat) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), temp_bytes_, reinterpret_cast<const float*>(keys_),
-                                              reinterpret_cast<float*>(out_keys_.data()), items, 0, 32, stream));
-  } else {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), temp_bytes_, keys_, out_keys_.data(), items, 0, 32, stream));
-  }
-  Sorted s;
-  s.keys = out_keys_.data();
-  s.values = values_ ? out_values_.data() : nullptr;
-  s.launches = 1;
-  return s;
 }
 
 }  // namespace sort
