@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/cub_call.hpp"
 #include "common/device_buffer.hpp"
 #include "common/variants.hpp"
 
@@ -79,12 +80,7 @@ class CubHistogram {
   void run(cudaStream_t stream = nullptr);
 
  private:
-  const K* keys_;
-  std::size_t n_;
-  unsigned bins_;
-  unsigned* hist_;
-  std::size_t temp_bytes_ = 0;
-  cudalab::DeviceBuffer<unsigned char> temp_;
+  cudalab::CubCall call_;
 };
 
 }  // namespace histogram

@@ -5,26 +5,20 @@
 
 #include <cub/device/device_histogram.cuh>
 
-#include <algorithm>
-
-#include "common/cuda_check.hpp"
 #include "histogram.hpp"
 
 namespace histogram {
 
 template <typename K>
 CubHistogram<K>::CubHistogram(const K* keys, std::size_t n, unsigned bins, unsigned* hist)
-    : keys_(keys), n_(n), bins_(bins), hist_(hist) {
-  CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes_, keys_, hist_, static_cast<int>(bins_) + 1, 0,
-                                                  static_cast<int>(key_range<K>(bins_)), static_cast<long long>(n_)));
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
+    : call_("cub::DeviceHistogram::HistogramEven", [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceHistogram::HistogramEven(temp, bytes, keys, hist, static_cast<int>(bins) + 1, 0,
+                                                   static_cast<int>(key_range<K>(bins)), static_cast<long long>(n), s);
+      }) {}
 
 template <typename K>
 void CubHistogram<K>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp_.data(), temp_bytes_, keys_, hist_, static_cast<int>(bins_) + 1,
-                                                  0, static_cast<int>(key_range<K>(bins_)), static_cast<long long>(n_),
-                                                  stream));
+  call_.run(stream);
 }
 
 template class CubHistogram<unsigned char>;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cub_call.hpp"
 #include "common/device_buffer.hpp"
 #include "common/variants.hpp"
 
@@ -80,11 +81,7 @@ class CubSum {
   void run(cudaStream_t stream = nullptr);
 
  private:
-  const T* in_;
-  std::size_t n_;
-  T* out_;
-  std::size_t temp_bytes_ = 0;
-  cudalab::DeviceBuffer<unsigned char> temp_;
+  cudalab::CubCall call_;
 };
 
 }  // namespace reduction

@@ -5,22 +5,19 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include <algorithm>
-
-#include "common/cuda_check.hpp"
 #include "reduction.hpp"
 
 namespace reduction {
 
 template <typename T>
-CubSum<T>::CubSum(const T* in, std::size_t n, T* out) : in_(in), n_(n), out_(out) {
-  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, in_, out_, n_));
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
+CubSum<T>::CubSum(const T* in, std::size_t n, T* out)
+    : call_("cub::DeviceReduce::Sum", [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceReduce::Sum(temp, bytes, in, out, n, s);
+      }) {}
 
 template <typename T>
 void CubSum<T>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
+  call_.run(stream);
 }
 
 template class CubSum<int>;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 
+#include "common/cub_call.hpp"
 #include "common/device_buffer.hpp"
 #include "common/variants.hpp"
 
@@ -59,12 +60,7 @@ class CubScan {
   void run(cudaStream_t stream = nullptr);
 
  private:
-  const T* in_;
-  T* out_;
-  std::size_t n_;
-  Kind kind_;
-  std::size_t temp_bytes_ = 0;
-  cudalab::DeviceBuffer<unsigned char> temp_;
+  cudalab::CubCall call_;
 };
 
 // Stream compaction built on the scan (select if): out gets, in their order, the elements of in
@@ -116,12 +112,7 @@ class CubSelect {
   void run(cudaStream_t stream = nullptr);
 
  private:
-  const T* in_;
-  T* out_;
-  unsigned long long* count_;
-  std::size_t n_;
-  std::size_t temp_bytes_ = 0;
-  cudalab::DeviceBuffer<unsigned char> temp_;
+  cudalab::CubCall call_;
 };
 
 }  // namespace compaction

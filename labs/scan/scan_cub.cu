@@ -6,31 +6,23 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include <algorithm>
 #include <cstdint>
 
-#include "common/cuda_check.hpp"
 #include "scan.hpp"
 
 namespace scan {
 
 template <typename T>
-CubScan<T>::CubScan(const T* in, T* out, std::size_t n, Kind kind) : in_(in), out_(out), n_(n), kind_(kind) {
-  if (kind_ == Kind::kInclusive) {
-    CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes_, in_, out_, n_));
-  } else {
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes_, in_, out_, n_));
-  }
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
+CubScan<T>::CubScan(const T* in, T* out, std::size_t n, Kind kind)
+    : call_(kind == Kind::kInclusive ? "cub::DeviceScan::InclusiveSum" : "cub::DeviceScan::ExclusiveSum",
+            [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+              return kind == Kind::kInclusive ? cub::DeviceScan::InclusiveSum(temp, bytes, in, out, n, s)
+                                              : cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, s);
+            }) {}
 
 template <typename T>
 void CubScan<T>::run(cudaStream_t stream) {
-  if (kind_ == Kind::kInclusive) {
-    CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
-  } else {
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes_, in_, out_, n_, stream));
-  }
+  call_.run(stream);
 }
 
 template class CubScan<int>;
@@ -50,15 +42,13 @@ struct KeepOp {
 
 template <typename T>
 CubSelect<T>::CubSelect(const T* in, T* out, unsigned long long* count, std::size_t n)
-    : in_(in), out_(out), count_(count), n_(n) {
-  CUDA_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes_, in_, out_, count_, static_cast<std::int64_t>(n_), KeepOp<T>{}));
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
-}
+    : call_("cub::DeviceSelect::If", [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceSelect::If(temp, bytes, in, out, count, static_cast<std::int64_t>(n), KeepOp<T>{}, s);
+      }) {}
 
 template <typename T>
 void CubSelect<T>::run(cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), temp_bytes_, in_, out_, count_, static_cast<std::int64_t>(n_),
-                                   KeepOp<T>{}, stream));
+  call_.run(stream);
 }
 
 template class CubSelect<int>;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cub_call.hpp"
 #include "common/device_buffer.hpp"
 #include "common/math.hpp"
 #include "common/variants.hpp"
@@ -83,13 +84,9 @@ class CubSort {
   void poison();
 
  private:
-  KeyType t_;
-  const std::uint32_t* keys_;
-  const std::uint32_t* values_;
-  std::size_t n_;
+  bool pairs_;
   cudalab::DeviceBuffer<std::uint32_t> out_keys_, out_values_;
-  std::size_t temp_bytes_ = 0;
-  cudalab::DeviceBuffer<unsigned char> temp_;
+  cudalab::CubCall call_;  // after the buffers it writes
 };
 
 }  // namespace sort

@@ -8,39 +8,41 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "common/cuda_check.hpp"
-
 namespace sort {
 
-CubSort::CubSort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n)
-    : t_(t), keys_(keys), values_(values), n_(n), out_keys_(std::max<std::size_t>(n, 1)),
-      out_values_(values ? std::max<std::size_t>(n, 1) : 0) {
-  const auto items = static_cast<std::int64_t>(n_);
-  if (values_) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes_, keys_, out_keys_.data(), values_, out_values_.data(), items));
-  } else if (t_ == KeyType::kFloat) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes_, reinterpret_cast<const float*>(keys_),
-                                              reinterpret_cast<float*>(out_keys_.data()), items));
-  } else {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes_, keys_, out_keys_.data(), items));
+namespace {
+
+// The one CUB call of a CubSort: pairs, float keys (their order, not their bits') or uint32 keys.
+cudalab::CubCall sort_call(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n,
+                           std::uint32_t* out_keys, std::uint32_t* out_values) {
+  const auto items = static_cast<std::int64_t>(n);
+  if (values) {
+    return cudalab::CubCall("cub::DeviceRadixSort::SortPairs", [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+      return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, out_keys, values, out_values, items, 0, 32, s);
+    });
   }
-  temp_ = cudalab::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes_, 1));
+  if (t == KeyType::kFloat) {
+    return cudalab::CubCall("cub::DeviceRadixSort::SortKeys", [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+      return cub::DeviceRadixSort::SortKeys(temp, bytes, reinterpret_cast<const float*>(keys),
+                                            reinterpret_cast<float*>(out_keys), items, 0, 32, s);
+    });
+  }
+  return cudalab::CubCall("cub::DeviceRadixSort::SortKeys", [=](void* temp, std::size_t& bytes, cudaStream_t s) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, keys, out_keys, items, 0, 32, s);
+  });
 }
 
+}  // namespace
+
+CubSort::CubSort(KeyType t, const std::uint32_t* keys, const std::uint32_t* values, std::size_t n)
+    : pairs_(values != nullptr), out_keys_(std::max<std::size_t>(n, 1)), out_values_(values ? std::max<std::size_t>(n, 1) : 0),
+      call_(sort_call(t, keys, values, n, out_keys_.data(), out_values_.data())) {}
+
 Sorted CubSort::run(cudaStream_t stream) {
-  const auto items = static_cast<std::int64_t>(n_);
-  if (values_) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes_, keys_, out_keys_.data(), values_,
-                                               out_values_.data(), items, 0, 32, stream));
-  } else if (t_ == KeyType::kFloat) {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), temp_bytes_, reinterpret_cast<const float*>(keys_),
-                                              reinterpret_cast<float*>(out_keys_.data()), items, 0, 32, stream));
-  } else {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), temp_bytes_, keys_, out_keys_.data(), items, 0, 32, stream));
-  }
+  call_.run(stream);
   Sorted s;
   s.keys = out_keys_.data();
-  s.values = values_ ? out_values_.data() : nullptr;
+  s.values = pairs_ ? out_values_.data() : nullptr;
   s.launches = 1;
   return s;
 }
