@@ -93,12 +93,13 @@ INSTANTIATE_TEST_SUITE_P(Variants, ConvVariants, ::testing::ValuesIn(of_kind(Kin
 class Heat2dVariants : public ::testing::TestWithParam<Variant> {};
 
 // steps around the temporal variants' 4 per launch, on shapes from one cell to many tiles (300 x
-// 201: two strips of heat2d_temporal_regs' blocks across, the last one ragged, and four down)
+// 201: two strips of heat2d_temporal_regs' blocks across, the last one ragged, and four down;
+// 300 and 256 wide take heat2d_columns' four-column kernel, 256 x 48 in whole blocks and bands)
 TEST_P(Heat2dVariants, MatchTheCpuAtEveryShape) {
   CUDALAB_REQUIRE_GPU();
   const Variant v = GetParam();
   for (const auto& [nx, ny] : {std::make_tuple(1, 1), std::make_tuple(2, 3), std::make_tuple(33, 9),
-                               std::make_tuple(97, 45), std::make_tuple(300, 201)}) {
+                               std::make_tuple(97, 45), std::make_tuple(300, 201), std::make_tuple(256, 48)}) {
     for (int steps : {1, 3, 4, 5, 6, 9}) {  // launches of 1 .. 4 steps for the temporal variants
       const HeatCase& c = cudalab::testing::cached<HeatCase>(std::make_tuple(nx, ny, 1, steps, false));
       cudalab::DeviceBuffer<float> d_u0(c.u0), a(c.u0.size()), b(c.u0.size());
