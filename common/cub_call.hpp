@@ -28,7 +28,6 @@ class CubCall {
  public:
   using Call = std::function<cudaError_t(void* temp, std::size_t& bytes, cudaStream_t stream)>;
 
-  CubCall() = default;
   // `name` names the call in an error (a CudaError says which CUB function failed).
   CubCall(const char* name, Call call) : name_(name), call_(std::move(call)) {
     check_cuda(call_(nullptr, bytes_, nullptr), name_, __FILE__, __LINE__);
@@ -36,8 +35,6 @@ class CubCall {
   }
 
   void run(cudaStream_t stream = nullptr) { check_cuda(call_(temp_.data(), bytes_, stream), name_, __FILE__, __LINE__); }
-  // The scratch bytes CUB asked for.
-  std::size_t temp_bytes() const { return bytes_; }
 
  private:
   const char* name_ = "";

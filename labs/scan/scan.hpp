@@ -63,9 +63,6 @@ class CubScan {
   cudalab::CubCall call_;
 };
 
-// Stream compaction built on the scan (select if): out gets, in their order, the elements of in
-// that are greater than 0, and *count how many; the yardstick is cub::DeviceSelect::If with the
-// same predicate. n is below 2^32: the look-back carries the kept counts as 32-bit values.
 // The compaction's predicate, one definition for its kernels and for CUB's DeviceSelect::If
 // (scan_cub.cu): keep the x > 0.
 template <typename T>
@@ -73,6 +70,9 @@ __host__ __device__ __forceinline__ bool keep(T x) {
   return x > T(0);
 }
 
+// Stream compaction built on the scan (select if): out gets, in their order, the elements of in
+// that are greater than 0, and *count how many; the yardstick is cub::DeviceSelect::If with the
+// same predicate. n is below 2^32: the look-back carries the kept counts as 32-bit values.
 namespace compaction {
 
 enum class Variant { kScanThenScatter, kSinglePass, kSinglePassStaged };
