@@ -29,7 +29,10 @@ namespace {
 
 constexpr int kBlock = 256;           // threads per block: 8 warps
 constexpr int kWarps = kBlock / 32;
-constexpr int kVectors = 2;           // 16-byte loads in flight per thread (vector_runs)
+// 16-byte loads in flight per thread: vector_runs 2; lane_copies 4 (it spends 16 atomics on each
+// vector before its next loads issue, so it keeps more of them in flight per round).
+template <typename Counter>
+constexpr int kVectors = 2;
 constexpr std::size_t kCopiesBudget = 64 * 1024;   // shared memory for per-warp copies
 constexpr std::size_t kLanesBudget = 32 * 1024;    // shared memory for copies interleaved by lane
 constexpr std::size_t kClusterSlice = 32 * 1024;   // shared memory per block of a cluster
@@ -165,6 +168,8 @@ struct NoRun {
   }
   __device__ __forceinline__ void flush(unsigned*, unsigned, unsigned) {}
 };
+template <>
+constexpr int kVectors<NoRun> = 4;
 
 template <typename K, typename Counter>
 __device__ __forceinline__ void add_vector(const uint4& q, unsigned bins, Counter& run, unsigned* s, unsigned lanes,
@@ -195,12 +200,13 @@ __global__ void __launch_bounds__(kBlock) vector_runs(const K* keys, std::size_t
   const uint4* v = reinterpret_cast<const uint4*>(keys);
   Counter run;
   std::size_t j = me;
-  for (; j + (kVectors - 1) * stride < vectors; j += kVectors * stride) {  // kVectors loads in flight
-    uint4 q[kVectors];
+  constexpr int kV = kVectors<Counter>;
+  for (; j + (kV - 1) * stride < vectors; j += kV * stride) {  // kV loads in flight
+    uint4 q[kV];
 #pragma unroll
-    for (int u = 0; u < kVectors; ++u) q[u] = v[j + u * stride];
+    for (int u = 0; u < kV; ++u) q[u] = v[j + u * stride];
 #pragma unroll
-    for (int u = 0; u < kVectors; ++u) add_vector<K, Counter>(q[u], bins, run, s, lanes, copy);
+    for (int u = 0; u < kV; ++u) add_vector<K, Counter>(q[u], bins, run, s, lanes, copy);
   }
   for (; j < vectors; j += stride) add_vector<K, Counter>(v[j], bins, run, s, lanes, copy);
   for (std::size_t i = vectors * kPer + me; i < n; i += stride) run.add(bin_of(keys[i], bins), s, lanes, copy);

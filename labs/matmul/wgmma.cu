@@ -204,6 +204,44 @@ __device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* em
   __syncthreads();
 }
 
+// The warp-specialised loops, with g the block's slices so far (in the persistent rungs, over all
+// its tiles: the stage ring and its phases run on from one tile to the next). The producer (one
+// thread) loads slices i0 .. i1 of the tile at (m0, n0), each into the next stage once the
+// consumers have released it.
+__device__ __forceinline__ void produce_slices(unsigned char* smem, const CUtensorMap* ta, const CUtensorMap* tb,
+                                               uint64_t* full, uint64_t* empty, int& g, int m0, int n0, int i0, int i1) {
+  using S = Slice<kWsBM, kWsBN>;
+  for (int i = i0; i < i1; ++i, ++g) {
+    const int s = g % kWsStages;
+    if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
+    load_slice<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
+  }
+}
+
+// A consumer warpgroup: acc = its 64-row slab of A's slices i0 .. i1 times B's, each stage handed
+// back (one arrival per warp) as soon as the group that read it has finished; the last one too
+// when ReleaseLast (a persistent block's next tile loads into it), not where the block ends.
+template <bool ReleaseLast = true>
+__device__ __forceinline__ void consume_slices(float (&acc)[kWsBN / 2], const unsigned char* smem, uint64_t* full,
+                                               uint64_t* empty, int slab, int& g, int i0, int i1) {
+  using S = Slice<kWsBM, kWsBN>;
+  const bool lead = threadIdx.x % 32 == 0;
+#pragma unroll
+  for (int e = 0; e < kWsBN / 2; ++e) acc[e] = 0.0f;
+  for (int i = i0; i < i1; ++i, ++g) {
+    const int s = g % kWsStages;
+    hw::mbarrier_wait(&full[s], (g / kWsStages) & 1);
+    const unsigned char* stage = smem + s * S::bytes;
+    hw::wgmma_fence();
+    mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
+    hw::wgmma_commit();
+    hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
+    if (i > i0 && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);
+  }
+  hw::wgmma_wait<0>();
+  if (ReleaseLast && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the last slice is read too
+}
+
 // GroupRows 0: the tiles in row order (blockIdx.x along N); g > 0: handed out g tile rows at a
 // time (grouped_tile, tile_order.cuh), so the blocks in flight share panels of A and B in L2.
 template <int GroupRows>
@@ -224,68 +262,17 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_ws(const __grid_co
   const int slices = (k + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
   init_stage_barriers(full, empty);
+  int g = 0;
   if (wg == 0) {
     hw::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      for (int t = 0; t < slices; ++t) {
-        const int s = t % kWsStages;
-        if (t >= kWsStages) hw::mbarrier_wait(&empty[s], (t / kWsStages - 1) & 1);  // slice t - Stages is read
-        load_slice<kWsBM, kWsBN>(smem + s * S::bytes, &ta, &tb, &full[s], m0, n0, t * kBK);
-      }
-    }
+    if (threadIdx.x == 0) produce_slices(smem, &ta, &tb, full, empty, g, m0, n0, 0, slices);
   } else {
     hw::setmaxnreg_inc<232>();
     const int slab = wg - 1;
-    float acc[kWsBN / 2] = {};
-    for (int t = 0; t < slices; ++t) {
-      const int s = t % kWsStages;
-      hw::mbarrier_wait(&full[s], (t / kWsStages) & 1);
-      const unsigned char* stage = smem + s * S::bytes;
-      hw::wgmma_fence();
-      mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
-      hw::wgmma_commit();
-      hw::wgmma_wait<1>();  // the group that read slice t - 1 is done: hand its stage back
-      if (t > 0 && threadIdx.x % 32 == 0) hw::mbarrier_arrive(&empty[(t - 1) % kWsStages]);
-    }
-    hw::wgmma_wait<0>();
+    float acc[kWsBN / 2];
+    consume_slices<false>(acc, smem, full, empty, slab, g, 0, slices);
     store_slab<kWsBN>(acc, c, m, n, m0 + 64 * slab, n0);
   }
-}
-
-// The warp-specialised loops of the persistent rungs, with g the block's slices so far over all
-// its tiles (the stage ring and its phases run on from one tile to the next). The producer
-// (one thread) loads slices i0 .. i1 of the tile at (m0, n0), each into the next stage once the
-// consumers have released it.
-__device__ __forceinline__ void produce_slices(unsigned char* smem, const CUtensorMap* ta, const CUtensorMap* tb,
-                                               uint64_t* full, uint64_t* empty, int& g, int m0, int n0, int i0, int i1) {
-  using S = Slice<kWsBM, kWsBN>;
-  for (int i = i0; i < i1; ++i, ++g) {
-    const int s = g % kWsStages;
-    if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
-    load_slice<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
-  }
-}
-
-// A consumer warpgroup: acc = its 64-row slab of A's slices i0 .. i1 times B's, each stage handed
-// back (one arrival per warp) as soon as the group that read it has finished.
-__device__ __forceinline__ void consume_slices(float (&acc)[kWsBN / 2], const unsigned char* smem, uint64_t* full,
-                                               uint64_t* empty, int slab, int& g, int i0, int i1) {
-  using S = Slice<kWsBM, kWsBN>;
-  const bool lead = threadIdx.x % 32 == 0;
-#pragma unroll
-  for (int e = 0; e < kWsBN / 2; ++e) acc[e] = 0.0f;
-  for (int i = i0; i < i1; ++i, ++g) {
-    const int s = g % kWsStages;
-    hw::mbarrier_wait(&full[s], (g / kWsStages) & 1);
-    const unsigned char* stage = smem + s * S::bytes;
-    hw::wgmma_fence();
-    mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
-    hw::wgmma_commit();
-    hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
-    if (i > i0 && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);
-  }
-  hw::wgmma_wait<0>();
-  if (lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the last slice is read too
 }
 
 // The slab at (row0, col0) into C: through shared memory and the copy engine (TmaStore), or

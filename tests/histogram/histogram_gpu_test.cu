@@ -109,6 +109,19 @@ INSTANTIATE_TEST_SUITE_P(
                                          std::size_t{100003}, (std::size_t{1} << 22) + 13)),
     param_name);
 
+// uint8 keys past four grid-strides of 16-byte vectors, for the two variants that load them: the
+// grid is capped at one that fills the GPU, so only here does every thread run their main loop (lane_copies
+// loads four vectors a round, vector_runs two) before the leftover vectors and the tail keys;
+// below about 2^24 keys a thread holds fewer vectors than one round takes. 2^25 + 13 keys: the
+// loop's rounds, a leftover vector and a 13-key tail.
+TEST(HistogramGpu, U8PastFourGridStrides) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{1} << 25) + 13;
+  for (Variant v : {Variant::kVectorRuns, Variant::kLaneCopies}) {
+    for (Dist d : {Dist::kUniform, Dist::kSkewed, Dist::kOneValue}) check<unsigned char>(v, n, 256, d);
+  }
+}
+
 TEST(HistogramGpu, WhatEachVariantRunsIsSaid) {
   CUDALAB_REQUIRE_GPU();
   int device = 0, optin = 0, major = 0;
