@@ -588,7 +588,7 @@ Workspace::Workspace(std::size_t capacity)
     : capacity_(capacity),
       flags_(capacity),
       scan_(capacity),
-      state_(capacity / (std::size_t{kLookbackBlock} * kLookbackItems) + 2) {}
+      state_(capacity / kSinglePassTile + 2) {}
 
 template <typename T>
 int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* count, Workspace& ws,
@@ -609,12 +609,12 @@ int compact(Variant v, const T* in, T* out, std::size_t n, unsigned long long* c
     CUDA_CHECK_LAUNCH("select_scatter");
     return scans + 2;
   }
-  const std::size_t tiles = cudalab::ceil_div(n, std::size_t{kLookbackBlock} * kLookbackItems);
+  const std::size_t tiles = cudalab::ceil_div(n, kSinglePassTile);
   unsigned long long* state = ws.state_.data();  // tiles' states, then the ticket counter
   CUDA_CHECK(cudaMemsetAsync(state, 0, (tiles + 1) * sizeof(unsigned long long), stream));
   cudalab::dispatch(cudalab::int_list<0, 1>{}, v == Variant::kSinglePassStaged ? 1 : 0, "compact: staged", [&](auto staged) {
-    select_single_pass<T, kLookbackBlock, kLookbackItems, decltype(staged)::value == 1>
-        <<<static_cast<unsigned>(tiles), kLookbackBlock, 0, stream>>>(in, out, n, count, state, state + tiles,
+    select_single_pass<T, kSinglePassBlock, kSinglePassItems, decltype(staged)::value == 1>
+        <<<static_cast<unsigned>(tiles), kSinglePassBlock, 0, stream>>>(in, out, n, count, state, state + tiles,
                                                                       static_cast<long long>(tiles),
                                                                       cudalab::is_aligned(in, 16));
   });

@@ -80,6 +80,12 @@ CUDALAB_DECLARE_VARIANTS(Variant)
 
 inline constexpr std::size_t kMaxN = 0xFFFFFFFFull;
 
+// The single passes' tile: 256 threads x 32 elements (the scan's look-back takes 128 x 32: a
+// compaction writes only what it keeps, so it publishes later in its tile and gains more from
+// half as many tiles and look-backs).
+inline constexpr int kSinglePassBlock = 256, kSinglePassItems = 32;
+inline constexpr std::size_t kSinglePassTile = std::size_t{kSinglePassBlock} * kSinglePassItems;
+
 class Workspace;
 
 // out[0 .. *count) = the x > 0 of in[0 .. n), in order (T is int or float). Returns the kernel

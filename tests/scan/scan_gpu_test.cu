@@ -183,25 +183,28 @@ std::string compaction_name(const ::testing::TestParamInfo<std::tuple<compaction
   return compaction::variant_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
 }
 
-// around the single pass's tile (4096) and the scan's, many tiles, and nothing at all
+// around the scan's tile (4096, which scan_then_scatter's scan takes) and the single passes'
+// (8192), many tiles, and nothing at all
 INSTANTIATE_TEST_SUITE_P(
     Variants, CompactionSizes,
     ::testing::Combine(::testing::ValuesIn(compaction::all_variants()),
                        ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{33},
-                                         std::size_t{4095}, std::size_t{4096}, std::size_t{4097}, std::size_t{100003},
+                                         std::size_t{4095}, std::size_t{4096}, std::size_t{4097}, std::size_t{8191},
+                                         std::size_t{8192}, std::size_t{8193}, std::size_t{100003},
                                          (std::size_t{1} << 22) + 5)),
     compaction_name);
 
 TEST(CompactionGpu, AllKeptNoneKeptAndOnlyTheEnds) {
   CUDALAB_REQUIRE_GPU();
-  const std::size_t n = 3 * 4096 + 17;
+  constexpr std::size_t tile = compaction::kSinglePassTile;
+  const std::size_t n = 3 * tile + 17;
   std::vector<int> positive = cudalab::random_vector<int>(n, cudalab::testing::seed(21), 1, 1000);
   std::vector<int> none = cudalab::random_vector<int>(n, cudalab::testing::seed(22), -1000, 0);
   std::vector<int> ends = none;
   ends.front() = 5;
   ends.back() = 7;
   std::vector<int> one_per_tile = none;
-  for (std::size_t i = 4095; i < n; i += 4096) one_per_tile[i] = static_cast<int>(i);  // the last of each tile
+  for (std::size_t i = tile - 1; i < n; i += tile) one_per_tile[i] = static_cast<int>(i);  // the last of each tile
   for (compaction::Variant v : compaction::all_variants()) {
     check_compaction<int>(v, positive);
     check_compaction<int>(v, none);
