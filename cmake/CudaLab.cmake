@@ -205,15 +205,30 @@ function(cudalab_add_lab name)
   # GPU). scripts/sanitize.sh reads the same runs from <build>/sanitize-runs.txt.
   list(JOIN LAB_SANITIZE_ARGS " " sanitize_args_text)
   file(APPEND ${CMAKE_BINARY_DIR}/sanitize-runs.txt "${name} ${sanitize_args_text}\n")
-  if(CUDALAB_COMPUTE_SANITIZER)
-    foreach(tool memcheck initcheck racecheck synccheck)
-      add_test(NAME ${name}.sanitize.${tool}
-               COMMAND ${CUDALAB_TEST_LAUNCHER} ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
-                       $<TARGET_FILE:${name}> ${LAB_SANITIZE_ARGS})
-      cudalab_test_labels(${name}.sanitize.${tool} "gpu;${name};sanitize")
-      set_tests_properties(${name}.sanitize.${tool} PROPERTIES SKIP_RETURN_CODE 77)
-    endforeach()
+  cudalab_add_sanitize_run(${name} "" TOOLS memcheck initcheck racecheck synccheck ARGS ${LAB_SANITIZE_ARGS})
+endfunction()
+
+# cudalab_add_sanitize_run(<lab> <run> TOOLS <tool>... ARGS <arg>...): compute-sanitizer over one
+# run of the lab's executable, a test per tool: <lab>.sanitize.<run>.<tool> (<lab>.sanitize.<tool>
+# for the run "", the lab's own SANITIZE_ARGS), label sanitize, skipped (77) without a GPU and not
+# added where compute-sanitizer is not found. A lab adds runs beside its own where one small run
+# cannot reach every kernel (a path taken only at some sizes, a wrapping pipeline).
+function(cudalab_add_sanitize_run lab run)
+  cmake_parse_arguments(RUN "" "" "TOOLS;ARGS" ${ARGN})
+  if(NOT CUDALAB_COMPUTE_SANITIZER)
+    return()
   endif()
+  set(prefix ${lab}.sanitize)
+  if(NOT run STREQUAL "")
+    set(prefix ${prefix}.${run})
+  endif()
+  foreach(tool ${RUN_TOOLS})
+    add_test(NAME ${prefix}.${tool}
+             COMMAND ${CUDALAB_TEST_LAUNCHER} ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
+                     $<TARGET_FILE:${lab}> ${RUN_ARGS})
+    cudalab_test_labels(${prefix}.${tool} "gpu;${lab};sanitize")
+    set_tests_properties(${prefix}.${tool} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
 endfunction()
 
 # A GoogleTest executable in <build>/tests, its tests discovered by ctest with the given labels.
