@@ -231,11 +231,15 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const std::uint32
 // and scatters: 8 bytes per key per pass, plus the first read ----
 
 constexpr int kSweepDigits = 256, kSweepPasses = 4;
-// A pass's tile: 20 keys a thread, 5,120 a tile (the other radix sorts keep kRadixItems = 16).
-// More keys a tile share its fixed work (clearing and summing the warps' counts, the scan over the
-// digits, the look-back, four barriers), and fewer tiles publish and wait in the look-back; 20
-// keeps the registers of 16 (64 a thread for keys, 80 for pairs: 4 and 3 blocks an SM).
-constexpr int kSweepItems = 20, kSweepTile = kRadixThreads * kSweepItems;
+// A pass's tile: 22 keys a thread for keys alone (5,632 a tile), 20 for pairs (5,120); the other
+// radix sorts keep kRadixItems = 16. More keys a tile share its fixed work (clearing and summing
+// the warps' counts, the scan over the digits, the look-back, four barriers), and fewer tiles
+// publish and wait in the look-back; each count is the most that keeps the registers of 16 with
+// no spills (64 a thread for keys, 80 for pairs: 4 and 3 blocks an SM; pairs spill at 22).
+template <bool PAIRS>
+constexpr int kSweepItems = PAIRS ? 20 : 22;
+template <bool PAIRS>
+constexpr int kSweepTile = kRadixThreads * kSweepItems<PAIRS>;
 static_assert(kRadixThreads == kSweepDigits, "one thread per digit in the look-back");
 constexpr unsigned long long kSweepAggregate = 1ull << 32, kSweepPrefix = 2ull << 32;  // a state word's flag
 using SweepState = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
@@ -276,7 +280,7 @@ __global__ void sweep_offsets(std::uint32_t* counts) {
 // One pass, ranked in registers and scattered through shared memory (the one-sweep kernel's
 // shape, after Adinets and Merrill): the block takes the next tile (in the order blocks start, so
 // every tile it waits for has started and publishes without waiting) and reads it once into
-// registers, warp w the w-th 640 keys, 20 per lane (lane l of round k holds key 32 k + l of the
+// registers, warp w the w-th kWarpKeys, kItems per lane (lane l of round k holds key 32 k + l of the
 // warp's segment: every load is coalesced). Each warp ranks its keys by digit with
 // match_label against a histogram of its own in shared memory (its leader adds the group's
 // size; the lanes below it in the group count too), in input order. Before that ranking, the
@@ -289,7 +293,6 @@ __global__ void sweep_offsets(std::uint32_t* counts) {
 // the output plus j: runs of equal digits go out as consecutive addresses. 8 bytes per key per
 // pass (16 per pair), and no second read of the tile. state (tiles x 256 words) and the tile
 // counter are zero when the pass starts.
-constexpr int kSweepWarpKeys = kSweepTile / kRadixWarps;  // 640 keys: a warp's segment of the tile
 // Blocks an SM for pairs: 3 (80 registers a thread); Turing's ptxas needs more than 80 for 20
 // pairs a thread and spills, so it gets 2.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -304,11 +307,13 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
                                                             std::size_t n, int shift, bool is_float,
                                                             const std::uint32_t* offsets, unsigned long long* state,
                                                             unsigned* next_tile) {
+  constexpr int kItems = kSweepItems<PAIRS>, kTile = kSweepTile<PAIRS>;
+  constexpr int kWarpKeys = kTile / kRadixWarps;  // a warp's segment of the tile (704 keys, 640 pairs)
   __shared__ std::uint32_t warp_hist[kRadixWarps][kSweepDigits];  // per warp: its counts, then the warps' before it
   __shared__ std::uint32_t tile_start[kSweepDigits];              // where digit d's keys begin in the sorted tile
   __shared__ std::uint32_t out_base[kSweepDigits];                // output index of sorted tile slot 0, for digit d
   __shared__ std::uint32_t warp_total[kRadixWarps];
-  __shared__ std::uint32_t exchange[kSweepTile];                  // the tile sorted by digit (keys, then values)
+  __shared__ std::uint32_t exchange[kTile];                  // the tile sorted by digit (keys, then values)
   __shared__ unsigned tile_id;
   __shared__ std::uint32_t early[kSweepDigits];                   // the tile's digit counts, before the ranking
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
@@ -317,14 +322,14 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
   early[tid] = 0;
   __syncthreads();
   const std::size_t tile = tile_id;
-  const std::size_t first = tile * kSweepTile + static_cast<std::size_t>(warp) * kSweepWarpKeys + lane;
+  const std::size_t first = tile * kTile + static_cast<std::size_t>(warp) * kWarpKeys + lane;
   // Every tile but the last is whole: its keys need no bounds test and no "no key" label (8 votes
   // a key instead of 9). whole is the same for every thread of the block.
-  const bool whole = (tile + 1) * kSweepTile <= n;
+  const bool whole = (tile + 1) * kTile <= n;
   const auto inside = [&](int k) { return whole || first + static_cast<std::size_t>(k) * 32 < n; };
-  std::uint32_t key[kSweepItems], value[PAIRS ? kSweepItems : 1], rank[kSweepItems];
+  std::uint32_t key[kItems], value[PAIRS ? kItems : 1], rank[kItems];
 #pragma unroll
-  for (int k = 0; k < kSweepItems; ++k) {
+  for (int k = 0; k < kItems; ++k) {
     const std::size_t i = first + static_cast<std::size_t>(k) * 32;
     key[k] = inside(k) ? keys_in[i] : 0u;
     if constexpr (PAIRS) value[k] = inside(k) ? values_in[i] : 0u;
@@ -332,7 +337,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
   // The tile's digit counts, counted by shared atomics and published (flag aggregate) before the
   // ranking: the tiles after this one look back over it, and find its counts a ranking sooner.
 #pragma unroll
-  for (int k = 0; k < kSweepItems; ++k) {
+  for (int k = 0; k < kItems; ++k) {
     if (inside(k)) atomicAdd(&early[(bits_of(key[k], is_float) >> shift) & 255u], 1u);
   }
   __syncthreads();
@@ -347,7 +352,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
   const auto rank_keys = [&](auto is_whole) {
     constexpr bool kWhole = decltype(is_whole)::value;
 #pragma unroll
-    for (int k = 0; k < kSweepItems; ++k) {
+    for (int k = 0; k < kItems; ++k) {
       const bool valid = kWhole || first + static_cast<std::size_t>(k) * 32 < n;
       const unsigned digit = valid ? (bits_of(key[k], is_float) >> shift) & 255u : 256u;
       const unsigned peers = match_label<kWhole ? 8 : 9>(digit);  // 256: no key
@@ -397,7 +402,7 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
   out_base[d] = offsets[d] + before - start;  // modulo 2^32: slot j of digit d goes to out_base[d] + j
   __syncthreads();
 #pragma unroll
-  for (int k = 0; k < kSweepItems; ++k) {
+  for (int k = 0; k < kItems; ++k) {
     if (inside(k)) {
       const unsigned digit = (bits_of(key[k], is_float) >> shift) & 255u;
       rank[k] += tile_start[digit] + warp_hist[warp][digit];  // its slot in the sorted tile
@@ -405,11 +410,11 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
     }
   }
   __syncthreads();
-  const std::size_t left = n - tile * kSweepTile;
-  const std::size_t in_tile = left < kSweepTile ? left : kSweepTile;
-  std::uint32_t to[PAIRS ? kSweepItems : 1] = {};
+  const std::size_t left = n - tile * kTile;
+  const std::size_t in_tile = left < kTile ? left : kTile;
+  std::uint32_t to[PAIRS ? kItems : 1] = {};
 #pragma unroll
-  for (int k = 0; k < kSweepItems; ++k) {
+  for (int k = 0; k < kItems; ++k) {
     const int j = k * kRadixThreads + tid;
     if (whole || static_cast<std::size_t>(j) < in_tile) {
       const std::uint32_t sorted = exchange[j];
@@ -421,12 +426,12 @@ __global__ void __launch_bounds__(kRadixThreads, PAIRS ? kSweepPairBlocks : 4) s
   if constexpr (PAIRS) {
     __syncthreads();  // every key is read before the values take their slots
 #pragma unroll
-    for (int k = 0; k < kSweepItems; ++k) {
+    for (int k = 0; k < kItems; ++k) {
       if (inside(k)) exchange[rank[k]] = value[k];
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < kSweepItems; ++k) {
+    for (int k = 0; k < kItems; ++k) {
       const int j = k * kRadixThreads + tid;
       if ((whole || static_cast<std::size_t>(j) < in_tile) && to[k] < n) values_out[to[k]] = exchange[j];
     }
@@ -643,7 +648,7 @@ int onesweep_sort(KeyType t, const std::uint32_t* keys, const std::uint32_t* val
                   std::uint32_t* const kb[2], std::uint32_t* const vb[2], std::uint32_t* counts,
                   unsigned long long* state, unsigned* next_tile, Sorted& out, cudaStream_t stream) {
   const bool is_float = t == KeyType::kFloat;
-  const std::size_t tiles = cudalab::ceil_div(n, static_cast<std::size_t>(kSweepTile));
+  const std::size_t tiles = cudalab::ceil_div(n, static_cast<std::size_t>(kSweepTile<PAIRS>));
   CUDA_CHECK(cudaMemsetAsync(counts, 0, kSweepPasses * kSweepDigits * sizeof(std::uint32_t), stream));
   CUDA_CHECK(cudaMemsetAsync(next_tile, 0, kSweepPasses * sizeof(unsigned), stream));
   const auto blocks = static_cast<unsigned>(std::min<std::size_t>(tiles, 2048));

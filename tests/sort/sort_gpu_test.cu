@@ -83,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(sort::all_variants()),
                        ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{255},
                                          std::size_t{1023}, std::size_t{1025}, std::size_t{2047}, std::size_t{2048}, std::size_t{2049}, std::size_t{4095},
-                                         std::size_t{4097}, std::size_t{5119}, std::size_t{5121}, std::size_t{100003}, (std::size_t{1} << 20) + 7)),
+                                         std::size_t{4097}, std::size_t{5119}, std::size_t{5121}, std::size_t{5631}, std::size_t{5633}, std::size_t{100003}, (std::size_t{1} << 20) + 7)),
     param_name);
 
 TEST(SortGpu, CubPassesTheSameCheck) {
