@@ -493,17 +493,32 @@ __global__ void heat3d_naive(const float* in, float* out, int nx, int ny, int nz
 // 64: 1.41 and 1.27; whole columns (heat3d_naive) 2.93 and 1.77.
 constexpr int kZChunk = 8;
 
+// Where a thread of the column kernels works: its chunk of planes (grid z) and, within a plane,
+// the offsets of its row and of its cell's north and south neighbours (clamped at the edges).
+struct ChunkCell {
+  int z0, z_end;
+  std::size_t plane, row, n, s;
+};
+
+__device__ __forceinline__ ChunkCell chunk_cell(int x, int y, int nx, int ny, int nz) {
+  ChunkCell k;
+  k.z0 = static_cast<int>(blockIdx.z) * kZChunk;
+  k.z_end = k.z0 + kZChunk < nz ? k.z0 + kZChunk : nz;
+  k.plane = static_cast<std::size_t>(nx) * ny;
+  k.row = static_cast<std::size_t>(y) * nx;
+  k.n = static_cast<std::size_t>(clampi(y - 1, ny - 1)) * nx + x;
+  k.s = static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x;
+  return k;
+}
+
 __global__ void __launch_bounds__(kBx* kBy) heat3d_columns(const float* __restrict__ in, float* __restrict__ out,
                                                            int nx, int ny, int nz, float a) {
   const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= nx || y >= ny) return;
-  const int z0 = static_cast<int>(blockIdx.z) * kZChunk;
-  const int z_end = z0 + kZChunk < nz ? z0 + kZChunk : nz;
-  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
-  const std::size_t row = static_cast<std::size_t>(y) * nx;
-  const std::size_t n = static_cast<std::size_t>(clampi(y - 1, ny - 1)) * nx + x;
-  const std::size_t s = static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x;
+  const ChunkCell cc = chunk_cell(x, y, nx, ny, nz);
+  const int z0 = cc.z0, z_end = cc.z_end;
+  const std::size_t plane = cc.plane, row = cc.row, n = cc.n, s = cc.s;
   const std::size_t w = row + clampi(x - 1, nx - 1), e = row + clampi(x + 1, nx - 1), c = row + x;
   float below = in[static_cast<std::size_t>(clampi(z0 - 1, nz - 1)) * plane + c];
   float centre = in[static_cast<std::size_t>(z0) * plane + c];
@@ -533,12 +548,9 @@ __global__ void __launch_bounds__(kBx* kBy) heat3d_columns4(const float* __restr
   const int x = 4 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= nx || y >= ny) return;
-  const int z0 = static_cast<int>(blockIdx.z) * kZChunk;
-  const int z_end = z0 + kZChunk < nz ? z0 + kZChunk : nz;
-  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
-  const std::size_t row = static_cast<std::size_t>(y) * nx;
-  const std::size_t n = static_cast<std::size_t>(clampi(y - 1, ny - 1)) * nx + x;
-  const std::size_t s = static_cast<std::size_t>(clampi(y + 1, ny - 1)) * nx + x;
+  const ChunkCell cc = chunk_cell(x, y, nx, ny, nz);
+  const int z0 = cc.z0, z_end = cc.z_end;
+  const std::size_t plane = cc.plane, row = cc.row, n = cc.n, s = cc.s;
   const std::size_t c = row + x, w = row + clampi(x - 1, nx - 1), e = row + clampi(x + 4, nx - 1);
   const auto load4 = [&](std::size_t i) { return *reinterpret_cast<const float4*>(in + i); };
   float4 below = load4(static_cast<std::size_t>(clampi(z0 - 1, nz - 1)) * plane + c);
