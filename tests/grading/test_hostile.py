@@ -18,6 +18,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -469,6 +470,55 @@ class SandboxWalls(unittest.TestCase):
             sleeper.wait()
             shutil.rmtree(folder, ignore_errors=True)
 
+    def test_a_uid_goes_back_with_no_zombie_of_it_left(self):
+        """A sandbox's process that was killed but never waited for (subprocess.run leaves its
+        child so when an interrupt stops it) is a zombie of the grader's: it still runs as the uid
+        until the grader reaps it. reap_uid reaps it, at once, instead of waiting its 10 s and
+        giving the uid back with the zombie still on it."""
+        if os.geteuid() != 0:
+            self.skipTest("uid leases are for a grader running as root")
+        uid = 0x7A7A0100
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: (os.setgid(uid), os.setuid(uid)))
+        os.kill(child.pid, signal.SIGKILL)
+        deadline = time.time() + 10
+        while sandbox_mod._parent_and_state(child.pid)[1] != "Z" and time.time() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(sandbox_mod._parent_and_state(child.pid), (os.getpid(), "Z"))
+        self.assertIn(uid, sandbox_mod._uids_in_use())
+        start = time.time()
+        self.assertEqual(sandbox_mod.reap_uid(uid, timeout_s=5), [])
+        self.assertLess(time.time() - start, 2)
+        self.assertNotIn(uid, sandbox_mod._uids_in_use())
+        self.assertEqual(sandbox_mod._parent_and_state(child.pid), (None, None))
+        child.wait()  # its Popen finds it reaped already, and does not raise
+
+    def test_an_interrupt_while_probing_gives_the_uid_back_with_nothing_on_it(self):
+        """Sandbox.find's probe runs as the uid it leased; an interrupt there (subprocess.run then
+        kills the probe and returns without waiting for it) gives that uid back, reaped."""
+        if os.geteuid() != 0:
+            self.skipTest("uid leases are for a grader running as root")
+        import types
+        base, started = 0x7A7A0200, []
+
+        def interrupted_run(cmd, preexec_fn=None, **kwargs):
+            started.append(subprocess.Popen(["sleep", "30"], preexec_fn=preexec_fn))  # as the leased uid
+            os.kill(started[-1].pid, signal.SIGKILL)  # subprocess.run's way out of a KeyboardInterrupt
+            raise KeyboardInterrupt
+        saved = sandbox_mod.UID_BASE, sandbox_mod.UID_COUNT, sandbox_mod.subprocess
+        sandbox_mod.UID_BASE, sandbox_mod.UID_COUNT = base, 4
+        sandbox_mod.subprocess = types.SimpleNamespace(run=interrupted_run, SubprocessError=subprocess.SubprocessError)
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                Sandbox.find()
+        finally:
+            sandbox_mod.UID_BASE, sandbox_mod.UID_COUNT, sandbox_mod.subprocess = saved
+        self.assertEqual(len(started), 1)
+        self.assertEqual({base + i for i in range(4)} & sandbox_mod._uids_in_use(), set())
+        lease = UidLease.claim(base=base, count=4)
+        self.assertEqual(lease.uid, base)  # given back: the first of the pool again
+        lease.release()
+        started[0].wait()
+
     def test_limits(self):
         r = self.run_in("b = bytearray(1 << 30)")  # 1 GiB against 512 MiB
         self.assertNotEqual(r.returncode, 0)
@@ -767,6 +817,23 @@ class HostileLoop(unittest.TestCase):
         self.assertEqual(sorted(n for n in timed if n.startswith("device_query.smoke.")), [])
 
 
+def describe_processes(uids):
+    """Each process running as one of `uids`: its pid, parent, state and command line."""
+    lines = []
+    for pid, (uid, _) in sandbox_mod.processes().items():
+        if uid not in uids:
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        except OSError:
+            continue
+        lines.append(f"pid {pid} uid {uid} parent {fields.get('PPid', '?')} state {fields.get('State', '?')}: {args[:200]}")
+    return "; ".join(lines) or "none now"
+
+
 class Leftovers(unittest.TestCase):
     """A batch interrupted at random points (SIGINT, SIGTERM) leaves no work folder, memory group,
     process or sandbox uid behind, on every way out."""
@@ -824,7 +891,8 @@ class Leftovers(unittest.TestCase):
                 for parent in parents:
                     self.assertEqual(glob.glob(os.path.join(parent, f"labgrade-{p.pid}-*")), [], (delay, parent))
                 left = [uid for uid in sandbox_mod._uids_in_use() if pool <= uid < pool + 64]
-                self.assertEqual(left, [], f"processes of sandbox uids after {sig!r} at {delay:.1f} s: {err[-1500:]}")
+                self.assertEqual(left, [], f"processes of sandbox uids after {sig!r} at {delay:.1f} s: "
+                                 f"{describe_processes(left)}; {err[-1500:]}")
                 ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
                 self.assertNotIn(private, ps)
         finally:

@@ -592,7 +592,9 @@ class Grader:
         finally:
             stack.close()
             if box and box.lease:
-                reap_uid(box.uid)  # nothing the submission started outlives its grading
+                left = reap_uid(box.uid)  # nothing the submission started outlives its grading
+                if left:
+                    self.log(f"grade_submission: processes {', '.join(map(str, left))} of sandbox uid {box.uid} would not end")
             if ws.group:
                 ws.group.remove()
                 self.made_groups.remove(ws.group)
@@ -604,16 +606,15 @@ class Grader:
     def cleanup(self):
         """Everything the grader made goes: the base's uid lease (its processes reaped first),
         every memory group, the work folder. Returns "" or what is left behind."""
-        if self.box:
-            self.box.close()
+        processes = self.box.close() if self.box else ""
         for group in list(self.made_groups):  # the base's too when it failed to build
             group.remove()
         if self.keep or remove_tree(self.work):
-            return ""
+            return processes
         left = []
         for dirpath, dirs, files in os.walk(self.work):
             left += [os.path.join(dirpath, n) for n in dirs + files]
-        return f"{self.work} ({len(left)} entries left, first: {', '.join(sorted(left)[:5])})"
+        return "; ".join(filter(None, [processes, f"{self.work} ({len(left)} entries left, first: {', '.join(sorted(left)[:5])})"]))
 
 
 class SlotPool:

@@ -275,23 +275,39 @@ def _uids_in_use():
     return {uid for uid, _ in processes().values()}
 
 
+def _parent_and_state(pid):
+    """(parent pid, state letter) of a process, or (None, None) once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+        return int(fields[1]), fields[0]
+    except (OSError, ValueError, IndexError):
+        return None, None
+
+
 def reap_uid(uid, timeout_s=10.0):
     """Kills every process that runs as `uid` and waits until none is left (at most timeout_s):
-    what a sandbox started is gone before its uid goes back to the pool. Returns how many were
-    still there to kill."""
-    killed, deadline = 0, time.time() + timeout_s
-    while time.time() < deadline:
+    what a sandbox started is gone before its uid goes back to the pool. A process of the uid that
+    has ended but is still this process's child (a zombie: a sandbox whose Popen an interrupt left
+    without its wait, as subprocess.run does on KeyboardInterrupt) is reaped here, or it would
+    hold the uid until this process exits. Returns the pids still there at the end ([]: none)."""
+    deadline, me = time.time() + timeout_s, os.getpid()
+    while True:
         pids = [pid for pid, (owner, _) in processes().items() if owner == uid]
-        if not pids:
-            break
+        if not pids or time.time() >= deadline:
+            return pids
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
             except OSError:
                 pass
+            parent, state = _parent_and_state(pid)
+            if parent == me and state == "Z":
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass  # reaped meanwhile by its own Popen
         time.sleep(0.05)
-    return killed
 
 
 class UidLease:
@@ -328,11 +344,15 @@ class UidLease:
         raise OSError(f"all {count} sandbox uids from {base} are in use")
 
     def release(self):
-        """Gives the uid back, once no process runs as it any more (reap_uid)."""
+        """Gives the uid back, once no process runs as it any more (reap_uid). Returns the pids
+        that would not end ([]: none); the uid then stays out of the pool (claim() skips a uid
+        that processes run as) until they are gone."""
+        left = []
         if self.fd is not None:
-            reap_uid(self.uid)
+            left = reap_uid(self.uid)
             os.close(self.fd)
             self.fd = None
+        return left
 
 
 CONTROL_NODES = ("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")
@@ -441,9 +461,12 @@ class Sandbox:
             copy.close()
 
     def close(self):
+        """Gives its uid lease back; returns "" or the processes of its uid that would not end."""
+        left = []
         if self.lease:
-            self.lease.release()
+            left = self.lease.release()
             self.lease = None
+        return f"processes {', '.join(map(str, left))} of sandbox uid {self.uid}" if left else ""
 
     @classmethod
     def find(cls, hidden=(), limits=None):
@@ -472,6 +495,9 @@ class Sandbox:
                 reasons.append(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else f"exit {run.returncode}")
             except (OSError, subprocess.SubprocessError) as e:
                 reasons.append(str(e))
+            except BaseException:  # stopped while probing: the uid goes back with nothing left on it
+                box.close()  # (subprocess.run killed the probe but left it unreaped: reap_uid reaps it)
+                raise
             finally:
                 shutil.rmtree(with_tmp, ignore_errors=True)
             box.close()
