@@ -631,6 +631,7 @@ struct AsyncConfig {
   int threads;  // per block: one warp per WM x WN warp tile
   double efficiency;
   void (*launch)(const Problem&, bool vec, int k_chunk, int splits, float* partial, int rows, int cols);
+  int (*per_sm)();  // blocks of this tiling an SM holds at once (registers, shared memory, threads)
 };
 
 // The tiles of C's first rows x cols elements (all of C, or all but a fringe).
@@ -652,8 +653,15 @@ void launch_async_config(const Problem& p, bool vec, int k_chunk, int splits, fl
 
 // One tiling of async_pipeline: its C tile, threads and launcher from the same template arguments.
 template <int BM, int BN, int BK, int WM, int WN, int Stages>
+int async_per_sm() {
+  using S = AsyncShape<BM, BN, BK, WM, WN, Stages>;
+  return cudalab::resident_blocks(matmul_async<BM, BN, BK, WM, WN, Stages, true>, WarpTile<BM, BN, WM, WN>::kThreads,
+                                  S::kSmemBytes);
+}
+template <int BM, int BN, int BK, int WM, int WN, int Stages>
 AsyncConfig async_config(double efficiency) {
-  return {BM, BN, WarpTile<BM, BN, WM, WN>::kThreads, efficiency, launch_async_config<BM, BN, BK, WM, WN, Stages>};
+  return {BM, BN, WarpTile<BM, BN, WM, WN>::kThreads, efficiency, launch_async_config<BM, BN, BK, WM, WN, Stages>,
+          async_per_sm<BM, BN, BK, WM, WN, Stages>};
 }
 
 const std::vector<AsyncConfig>& async_configs() {
@@ -672,6 +680,13 @@ constexpr int kMaxSplits = 4, kMinSplitDepth = 256;  // split only while each pa
 // per element of C, bound by the latency of its loads).
 constexpr int kMaxFringe = 8;
 constexpr double kFringeEfficiency = 0.02;
+// Where the plan leaves at most one block on each SM and the tiling fits two (the 128 x 128 tile:
+// 127 registers a thread and 68 KB of stages), twice the K parts put 16 warps on each SM instead
+// of 8 to cover the copies' latency. That pays while each part keeps this much of K: 1024 x 1024
+// x 4096 (K in 4 parts of 1024 instead of 2 of 2048) 1.078 x on an H100; at 1025^3 (parts of 288
+// instead of 544) it lost, 0.895 x: the pipeline's fill and the sum of four copies outweigh the
+// latency hidden.
+constexpr int kCoresidentDepth = 1024;
 
 struct AsyncPlan {
   const AsyncConfig* config;
@@ -711,6 +726,13 @@ AsyncPlan async_plan_for(int m, int n, int k) {
         }
       }
     }
+  }
+  const int rows = best.fringe ? m - m % best.config->bm : m, cols = best.fringe ? n - n % best.config->bn : n;
+  const double count = static_cast<double>(blocks(rows, best.config->bm)) * blocks(cols, best.config->bn) * best.splits;
+  const int half = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, 2 * best.splits), 32) * 32);
+  if (2 * best.splits <= kMaxSplits && count <= sms && half >= kCoresidentDepth && best.config->per_sm() >= 2) {
+    best.splits *= 2;
+    best.k_chunk = half;
   }
   return best;
 }

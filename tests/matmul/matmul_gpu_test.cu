@@ -155,6 +155,17 @@ TEST(MatmulAsyncTiles, TheTileFollowsTheProblem) {
   EXPECT_FALSE(matmul::tile(matmul::Variant::kAsyncPipeline, 1024, 1024, 1024).fringe);
   EXPECT_FALSE(small.fringe);
   EXPECT_FALSE(matmul::tile(matmul::Variant::kAsyncPipeline, 1100, 1100, 1100).fringe);  // 76 rows past: tiles
+  if (sms >= 128 && sms < 256) {  // (H100, H200: 132) 64 tiles of 128 x 128 fill at most one block an SM
+    // K long enough: 4 parts of 1024, two blocks on each SM; 1025: parts of 288 would be too
+    // short, so 2 parts and one block an SM
+    const matmul::Tile co = matmul::tile(matmul::Variant::kAsyncPipeline, 1024, 1024, 4096);
+    EXPECT_EQ(co.m * co.n, 128 * 128);
+    EXPECT_EQ(co.splits, 4);
+    const matmul::Tile short_k = matmul::tile(matmul::Variant::kAsyncPipeline, 1025, 1025, 1025);
+    EXPECT_EQ(short_k.m * short_k.n, 128 * 128);
+    EXPECT_EQ(short_k.splits, 2);
+    EXPECT_TRUE(short_k.fringe);
+  }
 }
 
 TEST(MatmulVariantPaths, TileMultiplesTakeTheSixteenBytePath) {
