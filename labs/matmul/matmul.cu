@@ -651,13 +651,14 @@ void launch_async_config(const Problem& p, bool vec, int k_chunk, int splits, fl
       : launch_async_as<BM, BN, BK, WM, WN, Stages, false>(p, k_chunk, splits, partial, rows, cols);
 }
 
-// One tiling of async_pipeline: its C tile, threads and launcher from the same template arguments.
 template <int BM, int BN, int BK, int WM, int WN, int Stages>
 int async_per_sm() {
   using S = AsyncShape<BM, BN, BK, WM, WN, Stages>;
   return cudalab::resident_blocks(matmul_async<BM, BN, BK, WM, WN, Stages, true>, WarpTile<BM, BN, WM, WN>::kThreads,
                                   S::kSmemBytes);
 }
+// One tiling of async_pipeline: its C tile, threads, launcher and occupancy from the same template
+// arguments.
 template <int BM, int BN, int BK, int WM, int WN, int Stages>
 AsyncConfig async_config(double efficiency) {
   return {BM, BN, WarpTile<BM, BN, WM, WN>::kThreads, efficiency, launch_async_config<BM, BN, BK, WM, WN, Stages>,
@@ -695,9 +696,14 @@ struct AsyncPlan {
   bool fringe;  // the tiles cover C's first rows - rows % bm rows and cols - cols % bn columns
 };
 
+// K's part for each of `splits` blocks: a multiple of 32 (both BKs divide it).
+int split_chunk(int k, int splits) { return static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, splits), 32) * 32); }
+// C's rows (or columns) the tiles cover: all of them, or all but a fringe.
+int tiled(int extent, int tile, bool fringe) { return fringe ? extent - extent % tile : extent; }
+
 // The model's time for one plan, in FMAs of the busiest SM over the efficiency it runs at.
 double plan_time(const AsyncConfig& c, int splits, int chunk, bool fringe, int m, int n, int k, double sms) {
-  const int rows = fringe ? m - m % c.bm : m, cols = fringe ? n - n % c.bn : n;
+  const int rows = tiled(m, c.bm, fringe), cols = tiled(n, c.bn, fringe);
   const double count = static_cast<double>(blocks(rows, c.bm)) * blocks(cols, c.bn) * splits;
   double time = std::ceil(count / sms) * c.bm * c.bn * chunk / c.efficiency * (1.0 + 0.05 * (splits - 1));
   if (fringe) {
@@ -716,7 +722,7 @@ AsyncPlan async_plan_for(int m, int n, int k) {
     const bool thin = m >= c.bm && n >= c.bn && (rest_m || rest_n) && rest_m <= kMaxFringe && rest_n <= kMaxFringe;
     for (int s = 1; s <= kMaxSplits; ++s) {
       if (s > 1 && k < s * kMinSplitDepth) break;
-      const int chunk = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, s), 32) * 32);
+      const int chunk = split_chunk(k, s);
       for (const bool fringe : {false, true}) {
         if (fringe && !thin) continue;
         const double time = plan_time(c, s, chunk, fringe, m, n, k, sms);
@@ -727,12 +733,14 @@ AsyncPlan async_plan_for(int m, int n, int k) {
       }
     }
   }
-  const int rows = best.fringe ? m - m % best.config->bm : m, cols = best.fringe ? n - n % best.config->bn : n;
-  const double count = static_cast<double>(blocks(rows, best.config->bm)) * blocks(cols, best.config->bn) * best.splits;
-  const int half = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, 2 * best.splits), 32) * 32);
-  if (2 * best.splits <= kMaxSplits && count <= sms && half >= kCoresidentDepth && best.config->per_sm() >= 2) {
+  // kCoresidentDepth: two blocks on each SM where the plan leaves one
+  const AsyncConfig& c = *best.config;
+  const double count =
+      static_cast<double>(blocks(tiled(m, c.bm, best.fringe), c.bm)) * blocks(tiled(n, c.bn, best.fringe), c.bn) * best.splits;
+  const int doubled = split_chunk(k, 2 * best.splits);
+  if (2 * best.splits <= kMaxSplits && count <= sms && doubled >= kCoresidentDepth && c.per_sm() >= 2) {
     best.splits *= 2;
-    best.k_chunk = half;
+    best.k_chunk = doubled;
   }
   return best;
 }
@@ -759,8 +767,7 @@ namespace {
 
 void run_plan(const AsyncPlan& plan, const Problem& p) {
   const std::size_t count = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n);
-  const int rows = plan.fringe ? p.m - p.m % plan.config->bm : p.m;
-  const int cols = plan.fringe ? p.n - p.n % plan.config->bn : p.n;
+  const int rows = tiled(p.m, plan.config->bm, plan.fringe), cols = tiled(p.n, plan.config->bn, plan.fringe);
   if (rows > 0 && cols > 0) {
     float* partial = plan.splits > 1 ? static_cast<float*>(workspace(Workspace::kSplitK, count * plan.splits * sizeof(float)))
                                      : nullptr;
@@ -842,8 +849,7 @@ void launch_async_tile(Tile t, const float* a, const float* b, float* c, int m, 
   if (t.splits < 1 || t.splits > kMaxSplits) throw std::invalid_argument("matmul: 1 to 4 parts of K");
   for (const AsyncConfig& config : async_configs()) {
     if (config.bm == t.m && config.bn == t.n) {
-      const int chunk = static_cast<int>(cudalab::ceil_div(cudalab::ceil_div(k, t.splits), 32) * 32);
-      run_plan({&config, t.splits, t.splits == 1 ? k : chunk, t.fringe},
+      run_plan({&config, t.splits, t.splits == 1 ? k : split_chunk(k, t.splits), t.fringe},
                {a, b, c, m, n, k, stream, vector_path(Variant::kAsyncPipeline, a, b, c, n, k)});
       CUDA_CHECK_LAUNCH("async_pipeline");
       return;
