@@ -66,6 +66,37 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       : "memory");
 }
 
+// ---- thread-block clusters (a kernel launched with a cluster dimension): the block's rank in its
+// cluster; a barrier of every thread of the cluster's blocks (not .aligned: the threads of a warp
+// may reach it on different paths); an arrival on the mbarrier at bar's offset in block `rank`
+// of the cluster (its shared memory, reached through the cluster's window: mapa); and a TMA
+// copy written to dst's offset in every block of `mask` (bit r: rank r), its bytes counted on
+// the mbarrier at bar's offset in each of them.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_remote(std::uint64_t* bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int col, int row, std::uint64_t* bar,
+                                                      std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(smem_u32(bar)), "h"(mask)
+      : "memory");
+}
+
 // ---- TMA stores: the copy engine's store of a box from shared memory (at the map's col, row:
 // what lies outside the tensor is not written), in a bulk async-group of the issuing thread:
 // commit_group closes the group; wait_group_read<N> returns once at most N of this thread's

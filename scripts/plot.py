@@ -242,7 +242,7 @@ def plot_roofline(b, gpu, out):
     if tensor_roof and "matmul_bf16_8192" in runs:
         tc = {r["variant"]: r for r in good(runs["matmul_bf16_8192"]["variants"])}
         for v in ("wmma", "mma_sync_wide", "mma_sync_pipelined", "wgmma_tma", "wgmma_warp_specialized", "wgmma_grouped",
-                  "wgmma_persistent", "wgmma_tma_store", "wgmma_stream_k", "cublas_bf16"):
+                  "wgmma_persistent", "wgmma_tma_store", "wgmma_stream_k", "wgmma_cluster", "cublas_bf16"):
             if v in tc:
                 point("matmul 8192^3 BF16, fewest bytes", tc[v])
     fig, ax = plt.subplots(figsize=(9, 6.5))

@@ -507,6 +507,11 @@ void launch_wgmma_stream_k(const Problem& p) {
                           p.m, p.n, p.k, p.stream);
 }
 
+void launch_wgmma_cluster(const Problem& p) {
+  hopper::launch_cluster(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b), p.c,
+                         p.m, p.n, p.k, p.stream);
+}
+
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -639,6 +644,10 @@ const std::vector<Row>& ladder() {
        "stream-K: whole tiles for the full rounds, then, when they would leave over half of the last round idle, "
        "the left-over tiles' k slices split evenly over every SM, partial tiles added through a workspace (sm_90a)",
        launch_wgmma_stream_k, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
+      {Variant::kWgmmaCluster, "wgmma_cluster",
+       "wgmma_tma_store's blocks in clusters of two on tile rows 2r and 2r + 1: each brings its A and half of the "
+       "B slice both need, and TMA multicasts that half into both (32 KB a slice from L2 instead of 48) (sm_90a)",
+       launch_wgmma_cluster, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
   };
   return rows;
 }

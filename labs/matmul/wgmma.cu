@@ -62,6 +62,22 @@ __device__ __forceinline__ void load_slice(unsigned char* stage, const CUtensorM
   for (int q = 0; q < BN / 64; ++q) hw::tma_load_2d(stage + Slice<BM, BN>::a_bytes + q * kBBlockBytes, tb, n0 + 64 * q, k0, full);
 }
 
+// The same for one block of a cluster of two that share B's slice (rung 6): its own A, and half
+// of B (rank r: the 64-wide blocks r * BN / 128 ...), which the copy engine writes into both
+// blocks' stages (multicast), counting its bytes on the `full` barrier at the same offset in each.
+// This block's barrier expects the whole slice: the other half arrives from the peer's copies.
+template <int BM, int BN>
+__device__ __forceinline__ void load_slice_shared_b(unsigned char* stage, const CUtensorMap* ta, const CUtensorMap* tb,
+                                                    uint64_t* full, int m0, int n0, int k0, unsigned rank) {
+  hw::mbarrier_arrive_expect_tx(full, Slice<BM, BN>::bytes);
+  hw::tma_load_2d(stage, ta, k0, m0, full);
+#pragma unroll
+  for (int q = 0; q < BN / 128; ++q) {
+    const int block = static_cast<int>(rank) * (BN / 128) + q;
+    hw::tma_load_2d_multicast(stage + Slice<BM, BN>::a_bytes + block * kBBlockBytes, tb, n0 + 64 * block, k0, full, 0x3);
+  }
+}
+
 // acc (a 64 x BN slab) += the slab's 64 rows of A's slice (from a_slab) times B's slice: four
 // k steps of 16. A is K-major (a step is 32 bytes along the row); B is N-major (a step is 16 k
 // rows, 2048 bytes; its 64-wide blocks of n are kBBlockBytes apart).
@@ -193,11 +209,12 @@ __global__ void __launch_bounds__(kTmaThreads) matmul_wgmma_tma(const __grid_con
 // barrier) as soon as the group that read it has finished. No block barrier in the loop.
 // The warp-specialised kernels' stage barriers, by thread 0, seen by the block: a stage is full
 // once the producer has arrived with its bytes, empty once every consumer warp has arrived.
-__device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+// In a cluster of two sharing B (rung 6) the consumer warps of both blocks release each stage.
+__device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* empty, int releasing_warps = 8) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < kWsStages; ++s) {
-      hw::mbarrier_init(&full[s], 1);   // the producer's arrival (with the bytes)
-      hw::mbarrier_init(&empty[s], 8);  // one per consumer warp
+      hw::mbarrier_init(&full[s], 1);                  // the producer's arrival (with the bytes)
+      hw::mbarrier_init(&empty[s], releasing_warps);  // one per consumer warp
     }
     hw::fence_barrier_init();
   }
@@ -208,24 +225,40 @@ __device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* em
 // its tiles: the stage ring and its phases run on from one tile to the next). The producer (one
 // thread) loads slices i0 .. i1 of the tile at (m0, n0), each into the next stage once the
 // consumers have released it.
+// SharedB (rung 6): the block is `rank` of a cluster of two that share B (load_slice_shared_b).
+template <bool SharedB = false>
 __device__ __forceinline__ void produce_slices(unsigned char* smem, const CUtensorMap* ta, const CUtensorMap* tb,
-                                               uint64_t* full, uint64_t* empty, int& g, int m0, int n0, int i0, int i1) {
+                                               uint64_t* full, uint64_t* empty, int& g, int m0, int n0, int i0, int i1,
+                                               unsigned rank = 0) {
   using S = Slice<kWsBM, kWsBN>;
   for (int i = i0; i < i1; ++i, ++g) {
     const int s = g % kWsStages;
     if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
-    load_slice<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
+    if constexpr (SharedB) {
+      load_slice_shared_b<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK, rank);
+    } else {
+      load_slice<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
+    }
   }
 }
 
 // A consumer warpgroup: acc = its 64-row slab of A's slices i0 .. i1 times B's, each stage handed
 // back (one arrival per warp) as soon as the group that read it has finished; the last one too
 // when ReleaseLast (a persistent block's next tile loads into it), not where the block ends.
-template <bool ReleaseLast = true>
+// Peer (rung 6, a cluster of two sharing B): the peer block's producer writes into this block's
+// stages too, so each warp also releases the stage on the peer's `empty` barrier (lane 1, while
+// lane 0 arrives on its own block's).
+template <bool ReleaseLast = true, bool Peer = false>
 __device__ __forceinline__ void consume_slices(float (&acc)[kWsBN / 2], const unsigned char* smem, uint64_t* full,
-                                               uint64_t* empty, int slab, int& g, int i0, int i1) {
+                                               uint64_t* empty, int slab, int& g, int i0, int i1, unsigned peer = 0) {
   using S = Slice<kWsBM, kWsBN>;
-  const bool lead = threadIdx.x % 32 == 0;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const auto release = [&](int s) {
+    if (lane == 0) hw::mbarrier_arrive(&empty[s]);
+    if constexpr (Peer) {
+      if (lane == 1) hw::mbarrier_arrive_remote(&empty[s], peer);
+    }
+  };
 #pragma unroll
   for (int e = 0; e < kWsBN / 2; ++e) acc[e] = 0.0f;
   for (int i = i0; i < i1; ++i, ++g) {
@@ -236,10 +269,10 @@ __device__ __forceinline__ void consume_slices(float (&acc)[kWsBN / 2], const un
     mma_slice<kWsBN>(acc, stage + slab * 64 * 128, stage + S::a_bytes);
     hw::wgmma_commit();
     hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
-    if (i > i0 && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);
+    if (i > i0) release((g - 1) % kWsStages);
   }
   hw::wgmma_wait<0>();
-  if (ReleaseLast && lead) hw::mbarrier_arrive(&empty[(g - 1) % kWsStages]);  // the last slice is read too
+  if (ReleaseLast) release((g - 1) % kWsStages);  // the last slice is read too
 }
 
 // GroupRows 0: the tiles in row order (blockIdx.x along N); g > 0: handed out g tile rows at a
@@ -430,6 +463,68 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_stream_k(const __g
   }
 }
 
+// ---- 6. Clusters: two blocks share B's slices by TMA multicast ----------------------------------
+// Rung 4's blocks each bring their own 128 x 64 slice of A and 64 x 256 slice of B from L2 for
+// every 64 of K: 48 KB a slice, two thirds of it B, for 128 x 256 x 64 multiply-adds. The blocks
+// on tiles (2r, c) and (2r + 1, c) need the same B. Here they run as a cluster of two (two SMs of
+// one GPC, launched together) that walks pairs of tile rows in the grouped order, persistent as
+// rung 4 and storing C as it does: each block brings its own A and half of B's slice, which the
+// copy engine writes into both blocks' stages (load_slice_shared_b): 32 KB from L2 a slice
+// instead of 48, each B byte read once for two tiles. The price is that the two blocks move in
+// step: block r's producer refills a stage of both blocks, so it waits until the consumers of
+// both have released it (each consumer warp arrives on its own block's `empty` barrier and on the
+// peer's: 16 arrivals a stage), and a block's consumers start a slice only once both producers'
+// copies have landed. Both blocks walk the same pairs with the same slices, so their rings and
+// phases stay in step. On the last pair of an odd count of tile rows, rank 1's tile lies below C:
+// its A is zeros from the copy engine, and it stores nothing. Cluster barriers at the start (the
+// peer's barriers exist before anything is written into it) and at the end (neither block leaves
+// while the other may still arrive on its barriers).
+template <bool TmaStore>
+__global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_cluster(const __grid_constant__ CUtensorMap ta,
+                                                                      const __grid_constant__ CUtensorMap tb,
+                                                                      const __grid_constant__ CUtensorMap tc,
+                                                                      float* __restrict__ c, int m, int n, int k) {
+  using S = Slice<kWsBM, kWsBN>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = hw::aligned_1024(smem_raw);
+  float* staging = reinterpret_cast<float*>(smem + kWsStages * S::bytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
+  uint64_t* empty = full + kWsStages;
+  const unsigned rank = hw::cluster_rank();
+  const int tiles_m = (m + kWsBM - 1) / kWsBM, pairs_m = (tiles_m + 1) / 2, tiles_n = (n + kWsBN - 1) / kWsBN;
+  const int pairs = pairs_m * tiles_n, clusters = static_cast<int>(gridDim.x) / 2;
+  const int slices = (k + kBK - 1) / kBK;
+  const int wg = static_cast<int>(threadIdx.x) / 128;
+  init_stage_barriers(full, empty, 16);
+  hw::cluster_sync();
+  if (wg == 0) {
+    hw::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int g = 0;
+      for (int pair = static_cast<int>(blockIdx.x) / 2; pair < pairs; pair += clusters) {
+        const TileAt at = grouped_tile_of(pair, tiles_n, pairs_m, kWsGroupRows / 2);  // 4 pairs: rung 4's 8 tile rows
+        produce_slices<true>(smem, &ta, &tb, full, empty, g, (2 * at.row + static_cast<int>(rank)) * kWsBM,
+                             at.col * kWsBN, 0, slices, rank);
+      }
+    }
+  } else {
+    hw::setmaxnreg_inc<232>();
+    const int slab = wg - 1;
+    float acc[kWsBN / 2];
+    int g = 0;
+    for (int pair = static_cast<int>(blockIdx.x) / 2; pair < pairs; pair += clusters) {
+      const TileAt at = grouped_tile_of(pair, tiles_n, pairs_m, kWsGroupRows / 2);
+      consume_slices<true, true>(acc, smem, full, empty, slab, g, 0, slices, rank ^ 1u);
+      const int row0 = (2 * at.row + static_cast<int>(rank)) * kWsBM + 64 * slab;
+      if (row0 < m) store_tile_slab<TmaStore>(acc, staging, &tc, c, m, n, row0, at.col * kWsBN, slab);
+    }
+    if constexpr (TmaStore) {
+      if (threadIdx.x % 128 == 0) hw::bulk_wait_group<0>();
+    }
+  }
+  hw::cluster_sync();
+}
+
 // dst (rows x cols_pad) = src (rows x cols), zeros beyond col cols.
 __global__ void pad_rows(const __nv_bfloat16* __restrict__ src, __nv_bfloat16* __restrict__ dst, int rows, int cols,
                          int cols_pad) {
@@ -588,7 +683,42 @@ void launch_stream_k_as(const std::uint16_t* a, const std::uint16_t* b, float* c
   CUDA_CHECK_LAUNCH("matmul_wgmma_stream_k");
 }
 
+template <bool TmaStore>
+void launch_cluster_as(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  constexpr int bytes = persistent_smem_bytes<TmaStore>();
+  const auto kernel = matmul_wgmma_cluster<TmaStore>;
+  cudalab::allow_dynamic_shared_memory(kernel, bytes);
+  const Operands ops(a, b, m, n, k, stream);
+  const CUtensorMap ta = ops.map_a(m, kWsBM), tb = ops.map_b(k), tc = map_c<TmaStore>(c, m, n);
+  const long long pairs =
+      static_cast<long long>(cudalab::ceil_div(cudalab::ceil_div(m, kWsBM), 2)) * cudalab::ceil_div(n, kWsBN);
+  // As many clusters as the GPU holds at once (cudaOccupancyMaxActiveClusters, the suite's cache).
+  const int at_once = cudalab::resident_clusters(reinterpret_cast<const void*>(kernel), 2, kWsThreads, bytes);
+  const long long clusters = pairs < at_once ? pairs : (at_once > 0 ? at_once : 1);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = 2;
+  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(2 * clusters));
+  config.blockDim = dim3(kWsThreads);
+  config.dynamicSmemBytes = bytes;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, ta, tb, tc, c, m, n, k));
+  CUDA_CHECK_LAUNCH("matmul_wgmma_cluster");
+}
+
 }  // namespace
+
+void launch_cluster(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  if (tma_stores(c, n)) {
+    launch_cluster_as<true>(a, b, c, m, n, k, stream);
+  } else {
+    launch_cluster_as<false>(a, b, c, m, n, k, stream);
+  }
+}
 
 void launch_stream_k(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
   if (tma_stores(c, n)) {

@@ -55,4 +55,9 @@ void launch_tma_store(const std::uint16_t* a, const std::uint16_t* b, float* c, 
 // does. One launch at a time per device (the workspace is shared).
 void launch_stream_k(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
 
+// Clusters of two blocks (two SMs of one GPC) on tile rows 2r and 2r + 1 of a column, walking such
+// pairs persistently as launch_tma_store's blocks walk tiles, with its stores: each block brings
+// its own A slice and half of the B slice both need, which TMA multicasts into both.
+void launch_cluster(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
+
 }  // namespace matmul::tensor::hopper

@@ -445,7 +445,8 @@ TEST(TensorVariants, LayoutsPredictTheBankConflictsOfLdmatrix) {
     EXPECT_TRUE(l.a_one_to_one && l.b_one_to_one) << matmul::tensor::variant_name(v);
   }
   for (auto v : {Variant::kWmma, Variant::kWgmmaTma, Variant::kWgmmaWarpSpecialized, Variant::kWgmmaGrouped,
-                 Variant::kWgmmaPersistent, Variant::kWgmmaTmaStore, Variant::kWgmmaStreamK}) {
+                 Variant::kWgmmaPersistent, Variant::kWgmmaTmaStore, Variant::kWgmmaStreamK,
+                 Variant::kWgmmaCluster}) {
     EXPECT_THROW(matmul::tensor::layout_check(v), std::invalid_argument) << matmul::tensor::variant_name(v);
   }
 }

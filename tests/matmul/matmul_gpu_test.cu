@@ -329,6 +329,22 @@ TEST(MatmulStreamK, RunsThatSplitTilesMatchTheCpu) {
   }
 }
 
+// The cluster rung's pairs of tile rows: 4224 x 2304 x 200 is 33 tile rows (the last pair's
+// second tile lies below C: zeros in, nothing stored) by 9 columns, 153 pairs, more than the
+// clusters a GPU holds at once, so each cluster walks several and its stage ring runs on across
+// them; 1100 x 1030 x 520 the same with N neither a multiple of 8 (A and B padded first) nor of 4
+// (C stored from registers); 130 x 264 x 1000 one pair, K in 16 slices.
+TEST(MatmulCluster, PairsOfTileRowsMatchTheCpu) {
+  CUDALAB_REQUIRE_GPU();
+  const auto v = matmul::tensor::Variant::kWgmmaCluster;
+  if (const std::string why = matmul::tensor::unavailable(v); !why.empty()) GTEST_SKIP() << why;
+  for (const Shape& s : {Shape{4224, 2304, 200}, Shape{1100, 1030, 520}, Shape{130, 264, 1000}}) {
+    expect_bf16_matches_cpu(s, 0, "wgmma_cluster", [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
+    });
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, TensorVariants, ::testing::ValuesIn(matmul::tensor::all_variants()),
                          [](const auto& variant) { return matmul::tensor::variant_name(variant.param); });
 
