@@ -507,6 +507,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_cluster(const __gr
                              at.col * kWsBN, 0, slices, rank);
       }
     }
+    __syncwarp();  // the producer's warp meets again here: its other lanes wait for thread 0, not in the cluster barrier
   } else {
     hw::setmaxnreg_inc<232>();
     const int slab = wg - 1;
