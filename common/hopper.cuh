@@ -120,14 +120,10 @@ __device__ __forceinline__ void bulk_wait_group() {
 // This thread's writes to shared memory, made visible to the copy engine (the async proxy): each
 // writer fences before the barrier after which one thread issues the TMA store.
 __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// Named barrier `id` (1-15; 0 is __syncthreads) over `threads` threads (a multiple of 32), and its
-// arrive (the calling threads count toward it and go on). The id in a register makes ptxas
-// reserve all 16 of the block's barriers: fine for one block an SM.
+// Named barrier `id` (1-15; 0 is __syncthreads) over `threads` threads (a multiple of 32). The id
+// in a register makes ptxas reserve all 16 of the block's barriers: fine for one block an SM.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 // The same with the id and count known at compile time (immediates: ptxas reserves only the
 // barriers named), and its arrive: the calling threads count toward barrier Id and go on without

@@ -512,11 +512,6 @@ void launch_wgmma_cluster(const Problem& p) {
                          p.m, p.n, p.k, p.stream);
 }
 
-void launch_wgmma_pingpong(const Problem& p) {
-  hopper::launch_pingpong(reinterpret_cast<const std::uint16_t*>(p.a), reinterpret_cast<const std::uint16_t*>(p.b), p.c,
-                          p.m, p.n, p.k, p.stream);
-}
-
 void launch_wmma(const Problem& p) {
   const Shape s{kWmmaBM, kWmmaBN, kWmmaBK, kWmmaThreads, 1};
   if (p.vec) {
@@ -653,10 +648,6 @@ const std::vector<Row>& ladder() {
        "wgmma_tma_store's blocks in clusters of two on tile rows 2r and 2r + 1: each brings its A and half of the "
        "B slice both need, and TMA multicasts that half into both (32 KB a slice from L2 instead of 48) (sm_90a)",
        launch_wgmma_cluster, {hopper::kWsBM, hopper::kWsBN, hopper::kBK, hopper::kWsThreads, hopper::kWsStages}, nullptr, true},
-      {Variant::kWgmmaPingpong, "wgmma_pingpong",
-       "ping-pong: the persistent block's 128 x 128 tiles go to its two consumers in turn, one multiplying while "
-       "the other stores its last tile; 6 stages of 32 KB (sm_90a)",
-       launch_wgmma_pingpong, {hopper::kPpBM, hopper::kPpBN, hopper::kBK, hopper::kWsThreads, hopper::kPpStages}, nullptr, true},
   };
   return rows;
 }

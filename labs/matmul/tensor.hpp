@@ -16,7 +16,7 @@
 namespace matmul::tensor {
 
 // The variants, in ladder order; the table in tensor.cu says what each changes.
-enum class Variant { kWmma, kMmaSyncPlain, kMmaSyncPadded, kMmaSyncSwizzled, kMmaSyncWide, kMmaSyncPipelined, kWgmmaTma, kWgmmaWarpSpecialized, kWgmmaGrouped, kWgmmaPersistent, kWgmmaTmaStore, kWgmmaStreamK, kWgmmaCluster, kWgmmaPingpong };
+enum class Variant { kWmma, kMmaSyncPlain, kMmaSyncPadded, kMmaSyncSwizzled, kMmaSyncWide, kMmaSyncPipelined, kWgmmaTma, kWgmmaWarpSpecialized, kWgmmaGrouped, kWgmmaPersistent, kWgmmaTmaStore, kWgmmaStreamK, kWgmmaCluster };
 CUDALAB_DECLARE_VARIANTS(Variant)
 
 // The C tile one block computes and its threads.

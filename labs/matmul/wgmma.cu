@@ -226,19 +226,18 @@ __device__ __forceinline__ void init_stage_barriers(uint64_t* full, uint64_t* em
 // thread) loads slices i0 .. i1 of the tile at (m0, n0), each into the next stage once the
 // consumers have released it.
 // SharedB (rung 6): the block is `rank` of a cluster of two that share B (load_slice_shared_b).
-// BM x BN tiles in a ring of Stages (rung 7: 128 x 128 in 6).
-template <bool SharedB = false, int BM = kWsBM, int BN = kWsBN, int Stages = kWsStages>
+template <bool SharedB = false>
 __device__ __forceinline__ void produce_slices(unsigned char* smem, const CUtensorMap* ta, const CUtensorMap* tb,
                                                uint64_t* full, uint64_t* empty, int& g, int m0, int n0, int i0, int i1,
                                                unsigned rank = 0) {
-  using S = Slice<BM, BN>;
+  using S = Slice<kWsBM, kWsBN>;
   for (int i = i0; i < i1; ++i, ++g) {
-    const int s = g % Stages;
-    if (g >= Stages) hw::mbarrier_wait(&empty[s], (g / Stages - 1) & 1);  // slice g - Stages is read
+    const int s = g % kWsStages;
+    if (g >= kWsStages) hw::mbarrier_wait(&empty[s], (g / kWsStages - 1) & 1);  // slice g - Stages is read
     if constexpr (SharedB) {
-      load_slice_shared_b<BM, BN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK, rank);
+      load_slice_shared_b<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK, rank);
     } else {
-      load_slice<BM, BN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
+      load_slice<kWsBM, kWsBN>(smem + s * S::bytes, ta, tb, &full[s], m0, n0, i * kBK);
     }
   }
 }
@@ -527,96 +526,6 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_cluster(const __gr
   hw::cluster_sync();
 }
 
-// ---- 7. Ping-pong: the two consumers on different tiles ------------------------------------------
-// In rungs 4 and 6 both consumers multiply the same tile and then both store it: while they
-// write their accumulators out, no warpgroup issues wgmma, and the Tensor Cores wait (at 4096^3
-// a block stores a tile every 64 slices). Here each consumer owns whole tiles, 128 x 128 (two
-// m64n128k16 chains, the same 128 accumulators a thread as a 64 x 256 slab): the block's tiles go
-// to consumers 0, 1, 0, 1, ... and the two take turns on the Tensor Cores. A consumer waits for
-// its turn (a named barrier the other arrives on), issues its tile's slices, hands the turn over
-// as soon as its last wgmma is issued, and stores its tile while the other multiplies. The
-// producer loads the block's tiles one after another into a ring of 6 stages of 32 KB (the
-// same shared memory as 4 of 48 KB); each slice is read by one consumer, so a stage is empty
-// once its 4 warps have arrived. The smaller tile reads a third more from L2 per FLOP.
-constexpr int kTurnBarrier = 3;  // 3 + c: consumer c's turn (1 + c is its store's barrier)
-template <bool TmaStore>
-__global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_pingpong(const __grid_constant__ CUtensorMap ta,
-                                                                       const __grid_constant__ CUtensorMap tb,
-                                                                       const __grid_constant__ CUtensorMap tc,
-                                                                       float* __restrict__ c, int m, int n, int k) {
-  using S = Slice<kPpBM, kPpBN>;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = hw::aligned_1024(smem_raw);
-  float* staging = reinterpret_cast<float*>(smem + kPpStages * S::bytes);  // 16 KB a consumer
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kPpStages * S::bytes + 2 * kChunkBytes);
-  uint64_t* empty = full + kPpStages;
-  const int tiles_m = (m + kPpBM - 1) / kPpBM, tiles_n = (n + kPpBN - 1) / kPpBN, tiles = tiles_m * tiles_n;
-  const int slices = (k + kBK - 1) / kBK;
-  const int b = static_cast<int>(blockIdx.x), grid = static_cast<int>(gridDim.x);
-  const int wg = static_cast<int>(threadIdx.x) / 128;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kPpStages; ++s) {
-      hw::mbarrier_init(&full[s], 1);
-      hw::mbarrier_init(&empty[s], 4);  // the warps of the one consumer that reads it
-    }
-    hw::fence_barrier_init();
-  }
-  __syncthreads();
-  if (wg == 0) {
-    hw::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      int g = 0;
-      for (int tile = b; tile < tiles; tile += grid) {
-        const TileAt at = grouped_tile_of(tile, tiles_n, tiles_m, kWsGroupRows);
-        produce_slices<false, kPpBM, kPpBN, kPpStages>(smem, &ta, &tb, full, empty, g, at.row * kPpBM, at.col * kPpBN, 0,
-                                                       slices);
-      }
-    }
-  } else {
-    hw::setmaxnreg_inc<232>();
-    const int me = wg - 1, lane = static_cast<int>(threadIdx.x) % 32;
-    float acc[2][kPpBN / 2];
-    // The block's j-th tile is b + j * grid; this consumer takes j = me, me + 2, ...
-    for (int j = me; b + j * grid < tiles; j += 2) {
-      const TileAt at = grouped_tile_of(b + j * grid, tiles_n, tiles_m, kWsGroupRows);
-      if (j > 0) hw::named_barrier_sync(kTurnBarrier + me, 256);  // the other consumer has issued tile j - 1
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-#pragma unroll
-        for (int e = 0; e < kPpBN / 2; ++e) acc[h][e] = 0.0f;
-      }
-      int g = j * slices;  // the tile's first slice in the block's ring
-      for (int i = 0; i < slices; ++i, ++g) {
-        const int s = g % kPpStages;
-        hw::mbarrier_wait(&full[s], (g / kPpStages) & 1);
-        const unsigned char* stage = smem + s * S::bytes;
-        hw::wgmma_fence();
-        mma_slice<kPpBN>(acc[0], stage, stage + S::a_bytes);
-        mma_slice<kPpBN>(acc[1], stage + 64 * 128, stage + S::a_bytes);
-        hw::wgmma_commit();
-        hw::wgmma_wait<1>();  // the group that read slice g - 1 is done: hand its stage back
-        if (i > 0 && lane == 0) hw::mbarrier_arrive(&empty[(g - 1) % kPpStages]);
-      }
-      // Every wgmma of the tile is issued: the other consumer may start tile j + 1 while these finish.
-      if (b + (j + 1) * grid < tiles) hw::named_barrier_arrive(kTurnBarrier + (1 - me), 256);
-      hw::wgmma_wait<0>();
-      if (lane == 0) hw::mbarrier_arrive(&empty[(g - 1) % kPpStages]);
-      const int row0 = at.row * kPpBM, col0 = at.col * kPpBN;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if constexpr (TmaStore) {
-          store_slab_tma<kPpBN>(acc[h], staging + me * (kChunkBytes / 4), &tc, row0 + 64 * h, col0, me);
-        } else {
-          store_slab<kPpBN>(acc[h], c, m, n, row0 + 64 * h, col0);
-        }
-      }
-    }
-    if constexpr (TmaStore) {
-      if (threadIdx.x % 128 == 0) hw::bulk_wait_group<0>();
-    }
-  }
-}
-
 // dst (rows x cols_pad) = src (rows x cols), zeros beyond col cols.
 __global__ void pad_rows(const __nv_bfloat16* __restrict__ src, __nv_bfloat16* __restrict__ dst, int rows, int cols,
                          int cols_pad) {
@@ -802,28 +711,7 @@ void launch_cluster_as(const std::uint16_t* a, const std::uint16_t* b, float* c,
   CUDA_CHECK_LAUNCH("matmul_wgmma_cluster");
 }
 
-template <bool TmaStore>
-void launch_pingpong_as(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
-  constexpr int bytes = smem_bytes<kPpBM, kPpBN, kPpStages>() + 2 * kChunkBytes;
-  cudalab::allow_dynamic_shared_memory(matmul_wgmma_pingpong<TmaStore>, bytes);
-  const Operands ops(a, b, m, n, k, stream);
-  const CUtensorMap tc = map_c<TmaStore>(c, m, n);
-  const long long tiles = static_cast<long long>(cudalab::ceil_div(m, kPpBM)) * cudalab::ceil_div(n, kPpBN);
-  const int sms = cudalab::launch_limits().sms;  // one block per SM
-  const auto grid = static_cast<unsigned>(tiles < sms ? tiles : sms);
-  matmul_wgmma_pingpong<TmaStore><<<grid, kWsThreads, bytes, stream>>>(ops.map_a(m, kPpBM), ops.map_b(k), tc, c, m, n, k);
-  CUDA_CHECK_LAUNCH("matmul_wgmma_pingpong");
-}
-
 }  // namespace
-
-void launch_pingpong(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
-  if (tma_stores(c, n)) {
-    launch_pingpong_as<true>(a, b, c, m, n, k, stream);
-  } else {
-    launch_pingpong_as<false>(a, b, c, m, n, k, stream);
-  }
-}
 
 void launch_cluster(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream) {
   if (tma_stores(c, n)) {

@@ -14,7 +14,6 @@ namespace matmul::tensor::hopper {
 constexpr int kTmaBM = 128, kTmaBN = 128, kBK = 64, kTmaThreads = 128, kTmaStages = 4;
 constexpr int kWsBM = 128, kWsBN = 256, kWsThreads = 384, kWsStages = 4;
 constexpr int kWsGroupRows = 8;  // wgmma_grouped: tile rows handed out together
-constexpr int kPpBM = 128, kPpBN = 128, kPpStages = 6;  // wgmma_pingpong: a consumer's tile, the ring
 
 // "" when this GPU runs the sm_90a kernels (compute capability 9.0 exactly: sm_90a machine code
 // runs nowhere else); otherwise why not.
@@ -60,9 +59,5 @@ void launch_stream_k(const std::uint16_t* a, const std::uint16_t* b, float* c, i
 // pairs persistently as launch_tma_store's blocks walk tiles, with its stores: each block brings
 // its own A slice and half of the B slice both need, which TMA multicasts into both.
 void launch_cluster(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
-
-// Ping-pong: the persistent block's tiles (128 x 128) go to its two consumer warpgroups in turn;
-// one multiplies while the other stores its last tile, so the Tensor Cores do not wait for C.
-void launch_pingpong(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, cudaStream_t stream);
 
 }  // namespace matmul::tensor::hopper

@@ -329,23 +329,19 @@ TEST(MatmulStreamK, RunsThatSplitTilesMatchTheCpu) {
   }
 }
 
-// The cluster and ping-pong rungs at shapes with more work than a GPU's blocks hold at once.
-// 4224 x 2304 x 200: for wgmma_cluster 33 tile rows (the last pair's second tile lies below C:
-// zeros in, nothing stored) by 9 columns, 153 pairs, so each cluster walks several and its ring
-// runs on across them; for wgmma_pingpong 33 x 18 = 594 tiles of 128 x 128 on at most 132
-// blocks, 4 or 5 a block, so the consumers hand the turn back and forth and one of them ends a
-// tile ahead. 1100 x 1030 x 520: N neither a multiple of 8 (A and B padded first) nor of 4 (C
-// stored from registers). 130 x 264 x 1000: a few tiles, one a block (ping-pong's second
-// consumer idle), K in 16 slices.
-TEST(MatmulPersistentRungs, ShapesPastOneRoundMatchTheCpu) {
+// The cluster rung's pairs of tile rows: 4224 x 2304 x 200 is 33 tile rows (the last pair's
+// second tile lies below C: zeros in, nothing stored) by 9 columns, 153 pairs, more than the
+// clusters a GPU holds at once, so each cluster walks several and its stage ring runs on across
+// them; 1100 x 1030 x 520 the same with N neither a multiple of 8 (A and B padded first) nor of 4
+// (C stored from registers); 130 x 264 x 1000 one pair, K in 16 slices.
+TEST(MatmulCluster, PairsOfTileRowsMatchTheCpu) {
   CUDALAB_REQUIRE_GPU();
-  for (const auto v : {matmul::tensor::Variant::kWgmmaCluster, matmul::tensor::Variant::kWgmmaPingpong}) {
-    if (const std::string why = matmul::tensor::unavailable(v); !why.empty()) GTEST_SKIP() << why;
-    for (const Shape& s : {Shape{4224, 2304, 200}, Shape{1100, 1030, 520}, Shape{130, 264, 1000}}) {
-      expect_bf16_matches_cpu(s, 0, matmul::tensor::variant_name(v), [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
-        matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
-      });
-    }
+  const auto v = matmul::tensor::Variant::kWgmmaCluster;
+  if (const std::string why = matmul::tensor::unavailable(v); !why.empty()) GTEST_SKIP() << why;
+  for (const Shape& s : {Shape{4224, 2304, 200}, Shape{1100, 1030, 520}, Shape{130, 264, 1000}}) {
+    expect_bf16_matches_cpu(s, 0, "wgmma_cluster", [&](const std::uint16_t* a, const std::uint16_t* b, float* c) {
+      matmul::tensor::launch(v, a, b, c, s.m, s.n, s.k);
+    });
   }
 }
 
