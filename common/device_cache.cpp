@@ -72,18 +72,10 @@ int resident_clusters(const void* kernel, int cluster, int threads, std::size_t 
   const auto key = std::make_tuple(device, kernel, cluster, threads, dynamic_smem);
   if (auto it = clusters.find(key); it != clusters.end()) return it->second;
   if (dynamic_smem > 48 * 1024) allow_dynamic_shared_memory(kernel, static_cast<int>(dynamic_smem));
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
-  config.gridDim = dim3(static_cast<unsigned>(cluster));
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.dynamicSmemBytes = dynamic_smem;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const ClusterLaunch l(static_cast<unsigned>(cluster), static_cast<unsigned>(threads), dynamic_smem, nullptr,
+                        static_cast<unsigned>(cluster));
   int n = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &l.config));
   clusters.emplace(key, n);
   return n;
 }

@@ -8,7 +8,10 @@
 //   const cudalab::LaunchLimits& d = cudalab::launch_limits();   // the current device's
 //   int per_sm = cudalab::resident_blocks(kernel, 256, smem);     // cudaOccupancy..., cached
 //   int at_once = cudalab::resident_clusters(kernel, 4, 256, smem); // clusters on the GPU, cached
+//   cudalab::ClusterLaunch l(grid, 256, smem, stream, 4);         // cudaLaunchKernelEx(&l.config, ...)
 //   std::string why = cudalab::sm90a_unavailable(kernel);        // "" where wgmma/TMA code runs
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <string>
 
@@ -42,6 +45,27 @@ int resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) {
 // `dynamic_smem` bytes the current device holds at once, queried once per (device, kernel,
 // cluster, threads, dynamic_smem). Needs thread-block clusters (LaunchLimits::clusters).
 int resident_clusters(const void* kernel, int cluster, int threads, std::size_t dynamic_smem = 0);
+
+// The configuration of a launch of `grid` blocks (a multiple of `cluster`) in clusters of
+// `cluster` blocks along x, for cudaLaunchKernelEx(&l.config, kernel, args...): the config points
+// at the cluster attribute inside this object, so it stays where it is (no copies).
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute{};
+  cudaLaunchConfig_t config{};
+  ClusterLaunch(unsigned grid, unsigned threads, std::size_t dynamic_smem, cudaStream_t stream, unsigned cluster) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = cluster;
+    attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = dynamic_smem;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
 
 // Why `probe`, a kernel compiled only for sm_90a (wgmma, TMA, setmaxnreg), cannot run on the
 // current device, or "" where it can: the device must be of compute capability 9.0 exactly (the

@@ -380,24 +380,14 @@ void launch_cluster(Launch& l, const Args<K>& a, const DeviceLimits& d) {
   l.copies = 1;
   l.cluster = cluster;
   const void* kernel = reinterpret_cast<const void*>(cluster_dsm<K>);
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
-  config.blockDim = dim3(kBlock);
-  config.dynamicSmemBytes = smem;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
   // clusters that fit on the GPU at once, queried once (common/device_cache): not in a timed launch
   const int clusters = cudalab::resident_clusters(kernel, cluster, kBlock, smem);
   const std::size_t wanted = cudalab::ceil_div<std::size_t>(cudalab::ceil_div(a.n, std::size_t{kBlock} * 16), cluster);
   const std::size_t groups = std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(std::max(clusters, 1)));
   l.blocks = static_cast<unsigned>(groups) * static_cast<unsigned>(cluster);
-  config.gridDim = dim3(l.blocks);
-  config.stream = a.stream;
+  const cudalab::ClusterLaunch launch(l.blocks, kBlock, smem, a.stream, static_cast<unsigned>(cluster));
   if (!plan_only(a.stream))
-    CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_dsm<K>, a.keys, a.n, a.bins, shift, a.hist));
+    CUDA_CHECK(cudaLaunchKernelEx(&launch.config, cluster_dsm<K>, a.keys, a.n, a.bins, shift, a.hist));
 }
 
 template <typename K>

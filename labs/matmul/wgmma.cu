@@ -320,6 +320,24 @@ __device__ __forceinline__ void store_tile_slab(const float (&acc)[kWsBN / 2], f
   }
 }
 
+// The persistent kernels' shared memory (rungs 3 to 6): the stages from the first 1024-byte
+// boundary, with TmaStore a 16 KB staging buffer per consumer after them, then each stage's full
+// and empty barriers.
+struct PersistentShared {
+  unsigned char* stages;
+  float* staging;
+  uint64_t* full;
+  uint64_t* empty;
+};
+template <bool TmaStore>
+__device__ __forceinline__ PersistentShared persistent_shared() {
+  using S = Slice<kWsBM, kWsBN>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* stages = hw::aligned_1024(smem_raw);
+  auto* full = reinterpret_cast<uint64_t*>(stages + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
+  return {stages, reinterpret_cast<float*>(stages + kWsStages * S::bytes), full, full + kWsStages};
+}
+
 // ---- 3. Persistent blocks: one per SM walks the tiles ---------------------------------------------
 // Rung 2 launches a block per tile: at 8192^3 that is 2,048 blocks in 15.5 waves of 132, each
 // block filling its pipeline from empty, and the last wave half idle. Here the grid is one block
@@ -338,12 +356,10 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_persistent(const _
                                                                          const __grid_constant__ CUtensorMap tb,
                                                                          const __grid_constant__ CUtensorMap tc,
                                                                          float* __restrict__ c, int m, int n, int k) {
-  using S = Slice<kWsBM, kWsBN>;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = hw::aligned_1024(smem_raw);
-  float* staging = reinterpret_cast<float*>(smem + kWsStages * S::bytes);  // TmaStore: a buffer per consumer
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
-  uint64_t* empty = full + kWsStages;
+  const PersistentShared sh = persistent_shared<TmaStore>();
+  unsigned char* smem = sh.stages;
+  float* staging = sh.staging;  // TmaStore: a buffer per consumer
+  uint64_t *full = sh.full, *empty = sh.empty;
   const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN, tiles = tiles_m * tiles_n;
   const int slices = (k + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
@@ -400,12 +416,10 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_stream_k(const __g
                                                                        float* __restrict__ c, int m, int n, int k,
                                                                        StreamK w, float* __restrict__ partials,
                                                                        unsigned* __restrict__ flags, unsigned epoch) {
-  using S = Slice<kWsBM, kWsBN>;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = hw::aligned_1024(smem_raw);
-  float* staging = reinterpret_cast<float*>(smem + kWsStages * S::bytes);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
-  uint64_t* empty = full + kWsStages;
+  const PersistentShared sh = persistent_shared<TmaStore>();
+  unsigned char* smem = sh.stages;
+  float* staging = sh.staging;  // TmaStore: a buffer per consumer
+  uint64_t *full = sh.full, *empty = sh.empty;
   const int tiles_m = (m + kWsBM - 1) / kWsBM, tiles_n = (n + kWsBN - 1) / kWsBN;
   const int b = static_cast<int>(blockIdx.x), wg = static_cast<int>(threadIdx.x) / 128;
   init_stage_barriers(full, empty);
@@ -484,18 +498,13 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_cluster(const __gr
                                                                       const __grid_constant__ CUtensorMap tb,
                                                                       const __grid_constant__ CUtensorMap tc,
                                                                       float* __restrict__ c, int m, int n, int k) {
-  using S = Slice<kWsBM, kWsBN>;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = hw::aligned_1024(smem_raw);
-  float* staging = reinterpret_cast<float*>(smem + kWsStages * S::bytes);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWsStages * S::bytes + (TmaStore ? 2 * kChunkBytes : 0));
-  uint64_t* empty = full + kWsStages;
+  const PersistentShared sh = persistent_shared<TmaStore>();
   const unsigned rank = hw::cluster_rank();
   const int tiles_m = (m + kWsBM - 1) / kWsBM, pairs_m = (tiles_m + 1) / 2, tiles_n = (n + kWsBN - 1) / kWsBN;
   const int pairs = pairs_m * tiles_n, clusters = static_cast<int>(gridDim.x) / 2;
   const int slices = (k + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
-  init_stage_barriers(full, empty, 16);
+  init_stage_barriers(sh.full, sh.empty, 16);
   hw::cluster_sync();
   if (wg == 0) {
     hw::setmaxnreg_dec<40>();
@@ -503,7 +512,7 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_cluster(const __gr
       int g = 0;
       for (int pair = static_cast<int>(blockIdx.x) / 2; pair < pairs; pair += clusters) {
         const TileAt at = grouped_tile_of(pair, tiles_n, pairs_m, kWsGroupRows / 2);  // 4 pairs: rung 4's 8 tile rows
-        produce_slices<true>(smem, &ta, &tb, full, empty, g, (2 * at.row + static_cast<int>(rank)) * kWsBM,
+        produce_slices<true>(sh.stages, &ta, &tb, sh.full, sh.empty, g, (2 * at.row + static_cast<int>(rank)) * kWsBM,
                              at.col * kWsBN, 0, slices, rank);
       }
     }
@@ -515,9 +524,9 @@ __global__ void __launch_bounds__(kWsThreads, 1) matmul_wgmma_cluster(const __gr
     int g = 0;
     for (int pair = static_cast<int>(blockIdx.x) / 2; pair < pairs; pair += clusters) {
       const TileAt at = grouped_tile_of(pair, tiles_n, pairs_m, kWsGroupRows / 2);
-      consume_slices<true, true>(acc, smem, full, empty, slab, g, 0, slices, rank ^ 1u);
+      consume_slices<true, true>(acc, sh.stages, sh.full, sh.empty, slab, g, 0, slices, rank ^ 1u);
       const int row0 = (2 * at.row + static_cast<int>(rank)) * kWsBM + 64 * slab;
-      if (row0 < m) store_tile_slab<TmaStore>(acc, staging, &tc, c, m, n, row0, at.col * kWsBN, slab);
+      if (row0 < m) store_tile_slab<TmaStore>(acc, sh.staging, &tc, c, m, n, row0, at.col * kWsBN, slab);
     }
     if constexpr (TmaStore) {
       if (threadIdx.x % 128 == 0) hw::bulk_wait_group<0>();
@@ -696,18 +705,8 @@ void launch_cluster_as(const std::uint16_t* a, const std::uint16_t* b, float* c,
   // As many clusters as the GPU holds at once (cudaOccupancyMaxActiveClusters, the suite's cache).
   const int at_once = cudalab::resident_clusters(reinterpret_cast<const void*>(kernel), 2, kWsThreads, bytes);
   const long long clusters = pairs < at_once ? pairs : (at_once > 0 ? at_once : 1);
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = 2;
-  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(2 * clusters));
-  config.blockDim = dim3(kWsThreads);
-  config.dynamicSmemBytes = bytes;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, ta, tb, tc, c, m, n, k));
+  const cudalab::ClusterLaunch launch(static_cast<unsigned>(2 * clusters), kWsThreads, bytes, stream, 2);
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, ta, tb, tc, c, m, n, k));
   CUDA_CHECK_LAUNCH("matmul_wgmma_cluster");
 }
 
