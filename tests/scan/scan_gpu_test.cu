@@ -93,8 +93,11 @@ std::string param_name(const ::testing::TestParamInfo<std::tuple<Variant, std::s
 
 // around every tile (512, 1024, 2048, 4096), a second level (512 * 512 + 1), many look-back tiles.
 // Every size checks every variant, but not every size grades a task (grading/points.json): at
-// n = 1 and 2 a stubbed Kogge-Stone or Brent-Kung body can be right by chance, and up to one
-// tile of 4096 the look-back has nothing to look back at, so a stubbed look-back is right there.
+// n = 1 and 2 a stubbed Kogge-Stone or Brent-Kung body can be right by chance, up to one tile of
+// 4096 the look-back has nothing to look back at, so a stubbed look-back is right there, and at
+// two tiles (4097) it looks back at tile 0 alone, whose prefix a body that reads the tile before
+// without waiting finds whenever tile 0 publishes first (a race): the look-back's task is graded
+// from 25 tiles up.
 INSTANTIATE_TEST_SUITE_P(
     Variants, ScanSizes,
     ::testing::Combine(::testing::ValuesIn(scan::all_variants()),
