@@ -206,13 +206,30 @@ __global__ void __launch_bounds__(Threads) softmax_registers(const Tin* __restri
 __device__ __forceinline__ float bf16_lo(unsigned w) { return __uint_as_float(w << 16); }
 __device__ __forceinline__ float bf16_hi(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
 
+// The blocks an SM should hold: a whole SM of threads up to 4 pieces (32 registers a thread on
+// Hopper's 2,048 threads and 64K registers), half of one at 8. Where an SM holds fewer threads
+// (1,024 on Turing; 1,536 on sm_86, sm_87, sm_89 and sm_120) that many blocks cannot fit, and the
+// bound asks for 1 block there, no cap (ptxas would ignore the larger count, with a warning).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kSmThreads = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
+constexpr int kSmThreads = 1536;
+#else
+constexpr int kSmThreads = 2048;
+#endif
+constexpr int softmax_bf16_blocks(int threads, int pieces) {
+  const int want = pieces <= 4 ? 2048 / threads : 1024 / threads;
+  return want * threads <= kSmThreads ? want : 1;
+}
+
 // The register pieces are fenced after each block reduction (an empty asm that "changes" them),
 // so that the compiler takes each element from its packed bits again instead of keeping the row's
 // 32 floats (or their exponentials) alive across the barriers: that is what keeps the kernel at
 // 32 registers. Only for rows with nothing masked (the softmax variants; the unfused prefill's
 // rows are FP32).
 template <int Threads, int Pieces>
-__global__ void __launch_bounds__(Threads, Pieces <= 4 ? 2048 / Threads : 1024 / Threads)
+__global__ void __launch_bounds__(Threads, softmax_bf16_blocks(Threads, Pieces))
     softmax_registers_bf16(const uint16_t* __restrict__ x, uint16_t* __restrict__ y, int cols) {
   __shared__ float red[32];
   const size_t base = static_cast<size_t>(blockIdx.x) * cols;
@@ -407,6 +424,7 @@ constexpr int kMmaRows = 128;
 constexpr int kMmaThreads = 128;
 constexpr int kMmaKeys = 64;
 constexpr int kMmaTiles = kMmaRows / (kMmaThreads / 32) / 16;  // m-tiles of 16 rows per warp
+static_assert(kMmaTiles * 16 * (kMmaThreads / 32) == kMmaRows, "the warps' m-tiles cover the query block");
 
 // Q's kMmaRows rows, then two stages of a K tile and a V tile of kMmaKeys rows, each row D + 8
 // BF16 (8 of padding: the rows' 16-byte pieces fall on other banks for ldmatrix).

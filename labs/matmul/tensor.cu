@@ -141,6 +141,7 @@ struct MmaTile {
   static constexpr int threads = 32 * WM * WN, warp_m = BM / WM, warp_n = BN / WN;
   static constexpr int mi = warp_m / 16, nj = warp_n / 8;  // mma tiles of a warp
   static_assert(warp_m % 16 == 0 && warp_n % 16 == 0 && BK % 16 == 0, "whole mma tiles");
+  static_assert(mi * 16 == warp_m && nj * 8 == warp_n, "a warp's piece of C is mi x nj mma tiles");
 };
 using MmaBase = MmaTile<128, 128, 32, 2, 4, 3>;  // the three layout rungs: 8 warps of 64 x 32
 // mma_sync_wide: twice the C tile (128 x 256) for the same 8 warps, each 64 x 64 (32 mma tiles

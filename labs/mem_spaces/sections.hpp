@@ -161,10 +161,10 @@ inline bool atomics_section(cudalab::LabRun& run, const Options& o) {
     };
     rungs.push_back(std::move(r));
   }
-  return run.section({"atomics",
+  return run.section(cudalab::Section::titled("atomics",
                       fmt::format("Summing {} ints into one counter (median of {}; speedup: against per-thread)", mn,
                                   o.common.repeat),
-                      cudalab::Roofs::kNone},
+                      cudalab::Roofs::kNone),
                      rungs) == cudalab::kExitSuccess;
 }
 
@@ -311,10 +311,10 @@ inline bool local_memory_section(cudalab::LabRun& run, const Options& o) {
     };
     rungs.push_back(std::move(r));
   }
-  return run.section({"local_memory",
+  return run.section(cudalab::Section::titled("local_memory",
                       fmt::format("A 32-entry per-thread array, {} threads: run-time index vs compile-time index "
                                   "(speedup: against local memory)", mn),
-                      cudalab::Roofs::kNone},
+                      cudalab::Roofs::kNone),
                      rungs) == cudalab::kExitSuccess;
 }
 
@@ -363,10 +363,10 @@ inline bool texture_section(cudalab::LabRun& run, const Options& o) {
     };
     rungs.push_back(std::move(r));
   }
-  return run.section({"texture",
+  return run.section(cudalab::Section::titled("texture",
                       fmt::format("Bilinear samples of a {} x {} float image at (x + {}, y + {}), edges clamped: "
                                   "four __ldg loads and FMAs by hand vs one tex2D fetch filtered by the texture unit "
-                                  "(speedup: against by hand)", width, height, fx, fy)},
+                                  "(speedup: against by hand)", width, height, fx, fy)),
                      rungs) == cudalab::kExitSuccess;
 }
 

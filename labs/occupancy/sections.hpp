@@ -193,9 +193,9 @@ inline bool grid_size(cudalab::LabRun& run, const cudalab::DeviceBuffer<float>& 
     };
     rungs.push_back(std::move(rung));
   }
-  return run.section({"grid_size",
+  return run.section(cudalab::Section::titled("grid_size",
                       fmt::format("Grid size: out = 2 * in, {} floats, {}-thread blocks, {} resident slots ({} per SM); "
-                                  "the notes say fill them twice over", n, kBlock, slots, per_sm)},
+                                  "the notes say fill them twice over", n, kBlock, slots, per_sm)),
                      rungs) == cudalab::kExitSuccess;
 }
 
@@ -252,9 +252,9 @@ inline bool bandwidth_vs_occupancy(cudalab::LabRun& run, const occ::GpuSpec& g, 
     }
   }
   const bool by_occupancy =
-      run.section({"bandwidth_vs_occupancy",
+      run.section(cudalab::Section::titled("bandwidth_vs_occupancy",
                    fmt::format("Bandwidth vs occupancy: out = 2 * in, {} floats, {}-thread blocks, one wave "
-                               "(scalar: 1 float per iteration; ilp: 4 x float4 in flight per thread)", n, kBlock)},
+                               "(scalar: 1 float per iteration; ilp: 4 x float4 in flight per thread)", n, kBlock)),
                   rungs) == cudalab::kExitSuccess;
   const bool by_grid = grid_size(run, in, out, expected, got);  // the same buffers, the grid swept instead
   return by_occupancy && by_grid;

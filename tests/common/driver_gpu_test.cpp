@@ -35,14 +35,14 @@ TEST(DriverSection, AWrongElementFailsItsRungAndTheSectionReportsBoth) {
   rungs.push_back(cudalab::exact_rung("driver_test", "the last one missed", 8.0 * n, out, expected,
                                       [&] { CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes() - sizeof(float))); }));
   int after_ran = 0;
-  const int code = run.section({"cases", "Two rungs", cudalab::Roofs::kNone, {false},
-                                [&](cudalab::LadderResult& r) {
-                                  ++after_ran;
-                                  ASSERT_EQ(r.rungs.size(), 2u);
-                                  r.rungs[1].cells.push_back({"mark", "mark", 7LL});
-                                  r.rungs[0].cells.push_back({"mark", "mark", 3LL});
-                                }},
-                               rungs);
+  cudalab::Section cases = cudalab::Section::titled("cases", "Two rungs", cudalab::Roofs::kNone);
+  cases.after = [&](cudalab::LadderResult& r) {
+    ++after_ran;
+    ASSERT_EQ(r.rungs.size(), 2u);
+    r.rungs[1].cells.push_back({"mark", "mark", 7LL});
+    r.rungs[0].cells.push_back({"mark", "mark", 3LL});
+  };
+  const int code = run.section(cases, rungs);
   EXPECT_EQ(code, cudalab::kExitWrongResult);
   EXPECT_EQ(after_ran, 1);
   const auto j = nlohmann::json::parse(run.report().json_text());
@@ -63,10 +63,10 @@ TEST(DriverSection, ACopyRoofMeasuresTheCeilingOnceAndSetsTheRowsAgainstIt) {
   const std::vector<int> expected(n, 0);
   cudalab::DeviceBuffer<int> out(n);
   const auto zeros = [&] { CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes())); };
-  EXPECT_EQ(run.section({"first", "first", cudalab::Roofs::kCopyOnly},
+  EXPECT_EQ(run.section(cudalab::Section::titled("first", "first", cudalab::Roofs::kCopyOnly),
                         {cudalab::exact_rung("driver_test", "memset", 4.0 * n, out, expected, zeros)}),
             cudalab::kExitSuccess);
-  EXPECT_EQ(run.section({"second", "second", cudalab::Roofs::kPeakAndCopy},
+  EXPECT_EQ(run.section(cudalab::Section::titled("second", "second", cudalab::Roofs::kPeakAndCopy),
                         {cudalab::exact_rung("driver_test", "memset", 4.0 * n, out, expected, zeros)}),
             cudalab::kExitSuccess);
   const auto j = nlohmann::json::parse(run.report().json_text());
