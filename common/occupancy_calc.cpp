@@ -15,7 +15,7 @@ constexpr std::size_t KiB = 1024;
 
 // The allocation rules of each architecture family, and the per-SM limits of the reference
 // part of that architecture (a real device's own limits replace the latter in spec_from_device).
-GpuSpec make(int major, int minor, int threads_per_sm, int blocks_per_sm, std::size_t smem_per_sm,
+GpuSpec make(int major, int minor, int blocks_per_sm, std::size_t smem_per_sm,
              std::size_t smem_optin, int fp32_lanes, int fp64_lanes, int bf16_tensor = 0) {
   GpuSpec s;
   s.bf16_tensor_flops_per_clock = bf16_tensor;
@@ -25,7 +25,7 @@ GpuSpec make(int major, int minor, int threads_per_sm, int blocks_per_sm, std::s
   s.cc_major = major;
   s.cc_minor = minor;
   s.warp_size = 32;
-  s.max_threads_per_sm = threads_per_sm;
+  s.max_threads_per_sm = max_threads_per_sm(major, minor);
   s.max_threads_per_block = 1024;
   s.max_blocks_per_sm = blocks_per_sm;
   s.regs_per_sm = 65536;
@@ -51,14 +51,14 @@ std::vector<std::string> known_archs() {
 }
 
 std::optional<GpuSpec> spec_for_arch(const std::string& arch) {
-  //                    cc    threads blocks smem/SM    opt-in/block  FP32 FP64 lanes, BF16 TC FLOP/clk
-  if (arch == "sm_75") return make(7, 5, 1024, 16, 64 * KiB, 64 * KiB, 64, 2);       // Turing (T4, RTX 20)
-  if (arch == "sm_80") return make(8, 0, 2048, 32, 164 * KiB, 163 * KiB, 64, 32, 2048);    // A100
-  if (arch == "sm_86") return make(8, 6, 1536, 16, 100 * KiB, 99 * KiB, 128, 2);     // RTX 30, A10
-  if (arch == "sm_89") return make(8, 9, 1536, 24, 100 * KiB, 99 * KiB, 128, 2);     // RTX 40, L4, L40
-  if (arch == "sm_90") return make(9, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 64, 4096);   // H100, H200
-  if (arch == "sm_100") return make(10, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 64); // B200
-  if (arch == "sm_120") return make(12, 0, 1536, 24, 100 * KiB, 99 * KiB, 128, 2);   // RTX 50
+  //                    cc    blocks smem/SM    opt-in/block  FP32 FP64 lanes, BF16 TC FLOP/clk
+  if (arch == "sm_75") return make(7, 5, 16, 64 * KiB, 64 * KiB, 64, 2);       // Turing (T4, RTX 20)
+  if (arch == "sm_80") return make(8, 0, 32, 164 * KiB, 163 * KiB, 64, 32, 2048);    // A100
+  if (arch == "sm_86") return make(8, 6, 16, 100 * KiB, 99 * KiB, 128, 2);     // RTX 30, A10
+  if (arch == "sm_89") return make(8, 9, 24, 100 * KiB, 99 * KiB, 128, 2);     // RTX 40, L4, L40
+  if (arch == "sm_90") return make(9, 0, 32, 228 * KiB, 227 * KiB, 128, 64, 4096);   // H100, H200
+  if (arch == "sm_100") return make(10, 0, 32, 228 * KiB, 227 * KiB, 128, 64); // B200
+  if (arch == "sm_120") return make(12, 0, 24, 100 * KiB, 99 * KiB, 128, 2);   // RTX 50
   return std::nullopt;
 }
 

@@ -20,6 +20,16 @@ namespace cudalab::occupancy {
 // INT_MAX: this resource sets no limit (a kernel with no registers or no shared memory).
 inline constexpr int kUnlimited = INT_MAX;
 
+// Threads one SM holds, by compute capability (CUDA's table of per-architecture limits): 1,024
+// on Turing, 1,536 on sm_86, sm_87, sm_89 and sm_12x, 2,048 on the others from Volta on. The one
+// home of this figure: spec_for_arch's table reads it, and so can a kernel's launch bounds at
+// compile time (max_threads_per_sm(__CUDA_ARCH__ / 100, __CUDA_ARCH__ / 10 % 10)).
+constexpr int max_threads_per_sm(int major, int minor) {
+  if (major == 7 && minor == 5) return 1024;
+  if ((major == 8 && minor >= 6) || major == 12) return 1536;
+  return 2048;
+}
+
 struct GpuSpec {
   std::string arch;  // "sm_90"
   int cc_major = 0, cc_minor = 0;

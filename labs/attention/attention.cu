@@ -18,6 +18,7 @@
 #include "common/dispatch.hpp"
 #include "common/math.hpp"
 #include "common/mma.cuh"
+#include "common/occupancy_calc.hpp"
 #include "common/vector_types.cuh"
 #include "attention_wgmma.hpp"
 #include "inputs.hpp"
@@ -208,15 +209,12 @@ __device__ __forceinline__ float bf16_hi(unsigned w) { return __uint_as_float(w 
 
 // The blocks an SM should hold: a whole SM of threads up to 4 pieces (32 registers a thread on
 // Hopper's 2,048 threads and 64K registers), half of one at 8. Where an SM holds fewer threads
-// (1,024 on Turing; 1,536 on sm_86, sm_87, sm_89 and sm_120) that many blocks cannot fit, and the
-// bound asks for 1 block there, no cap (ptxas would ignore the larger count, with a warning).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-constexpr int kSmThreads = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
-                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
-constexpr int kSmThreads = 1536;
+// (1,024 on Turing, 1,536 on sm_86 and sm_89) that many blocks cannot fit, and the bound asks for
+// 1 block there, no cap (ptxas would ignore the larger count, with a warning).
+#ifdef __CUDA_ARCH__
+constexpr int kSmThreads = cudalab::occupancy::max_threads_per_sm(__CUDA_ARCH__ / 100, __CUDA_ARCH__ / 10 % 10);
 #else
-constexpr int kSmThreads = 2048;
+constexpr int kSmThreads = 2048;  // the host pass: the launch bounds that count are the device passes'
 #endif
 constexpr int softmax_bf16_blocks(int threads, int pieces) {
   const int want = pieces <= 4 ? 2048 / threads : 1024 / threads;

@@ -88,6 +88,23 @@ TEST(Calculator, SpecsForEveryKnownArchitecture) {
   EXPECT_FALSE(occ::spec_for_arch("sm_61").has_value());
 }
 
+// CUDA's table of per-architecture limits: threads per SM. Also a compile-time constant, as the
+// attention lab's launch bounds use it.
+TEST(Calculator, ThreadsPerSmFollowTheArchitecture) {
+  static_assert(occ::max_threads_per_sm(9, 0) == 2048);
+  EXPECT_EQ(occ::max_threads_per_sm(7, 5), 1024);
+  EXPECT_EQ(occ::max_threads_per_sm(8, 0), 2048);
+  EXPECT_EQ(occ::max_threads_per_sm(8, 6), 1536);
+  EXPECT_EQ(occ::max_threads_per_sm(8, 7), 1536);
+  EXPECT_EQ(occ::max_threads_per_sm(8, 9), 1536);
+  EXPECT_EQ(occ::max_threads_per_sm(10, 0), 2048);
+  EXPECT_EQ(occ::max_threads_per_sm(12, 0), 1536);
+  for (const auto& a : occ::known_archs()) {
+    const auto s = occ::spec_for_arch(a);
+    EXPECT_EQ(s->max_threads_per_sm, occ::max_threads_per_sm(s->cc_major, s->cc_minor)) << a;
+  }
+}
+
 TEST(Calculator, DeviceSpecUsesTheDevicesOwnLimits) {
   cudalab::DeviceFacts f;
   f.cc_major = 8;
