@@ -92,13 +92,11 @@ TEST(Calculator, SpecsForEveryKnownArchitecture) {
 // attention lab's launch bounds use it.
 TEST(Calculator, ThreadsPerSmFollowTheArchitecture) {
   static_assert(occ::max_threads_per_sm(9, 0) == 2048);
-  EXPECT_EQ(occ::max_threads_per_sm(7, 5), 1024);
-  EXPECT_EQ(occ::max_threads_per_sm(8, 0), 2048);
-  EXPECT_EQ(occ::max_threads_per_sm(8, 6), 1536);
-  EXPECT_EQ(occ::max_threads_per_sm(8, 7), 1536);
-  EXPECT_EQ(occ::max_threads_per_sm(8, 9), 1536);
-  EXPECT_EQ(occ::max_threads_per_sm(10, 0), 2048);
-  EXPECT_EQ(occ::max_threads_per_sm(12, 0), 1536);
+  const struct { int major, minor, threads; } published[] = {{7, 5, 1024}, {8, 0, 2048},  {8, 6, 1536}, {8, 7, 1536},
+                                                               {8, 9, 1536}, {10, 0, 2048}, {12, 0, 1536}};
+  for (const auto& p : published) {
+    EXPECT_EQ(occ::max_threads_per_sm(p.major, p.minor), p.threads) << "sm_" << p.major << p.minor;
+  }
   for (const auto& a : occ::known_archs()) {
     const auto s = occ::spec_for_arch(a);
     EXPECT_EQ(s->max_threads_per_sm, occ::max_threads_per_sm(s->cc_major, s->cc_minor)) << a;
