@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(B) warp_shuffle_tiles(const T* in, T* out, std
 // its prefix. It learns that prefix by looking back over its predecessors, 32 at a time: their
 // aggregates add up until a prefix is met. Flag and value share one 64-bit word, written and
 // read as one atomic, so no reader sees a flag with the wrong value.
-constexpr unsigned long long kAggregate = 1, kPrefix = 2;
+constexpr unsigned long long kAggregate = kLookBackAggregate, kPrefix = kLookBackPrefix;
 
 template <typename T>
 __device__ __forceinline__ unsigned long long pack(unsigned long long flag, T value) {
@@ -528,6 +528,33 @@ int scan_levels(const Row<T>& row, bool exclusive, const T* in, T* out, std::siz
   return deeper + 2;
 }
 
+// look_back_probe's kernel: warp 0 looks back from `tile` over `state`; warp 1 (lane 0) waits
+// for warp 0 to start, then about 20 us, then publishes the late words one by one. The two are
+// warps of one block, so each runs while the other waits.
+template <typename T>
+__global__ void look_back_probe_kernel(unsigned long long* state, long long tile, const LateWord* later, int n_later,
+                                       T* result, int* agree) {
+  __shared__ int started;
+  if (threadIdx.x == 0) started = 0;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    if (threadIdx.x == 0) cuda::atomic_ref<int, cuda::thread_scope_block>(started).store(1, cuda::memory_order_relaxed);
+    const T got = look_back<T>(state, tile);
+    const T first = __shfl_sync(0xffffffffu, got, 0);
+    const bool same = __all_sync(0xffffffffu, got == first);
+    if (threadIdx.x == 0) {
+      *result = got;
+      *agree = same;
+    }
+  } else if (threadIdx.x == 32) {
+    while (cuda::atomic_ref<int, cuda::thread_scope_block>(started).load(cuda::memory_order_relaxed) == 0) {
+    }
+    const long long t0 = clock64();
+    while (clock64() - t0 < 40000) __nanosleep(1000);  // about 20 us at 2 GHz
+    for (int i = 0; i < n_later; ++i) StateRef(state[later[i].tile]).store(later[i].word, cuda::memory_order_relaxed);
+  }
+}
+
 }  // namespace
 
 CUDALAB_VARIANTS_FROM(Variant, ladder<int>())
@@ -557,6 +584,35 @@ int scan(Variant v, Kind kind, const T* in, T* out, std::size_t n, Workspace<T>&
       in, out, n, exclusive, state, state + tiles, vec_ok(in, out));
   CUDA_CHECK_LAUNCH(row.name);
   return 2;
+}
+
+template <typename T>
+T look_back_probe(const std::vector<unsigned long long>& now, const std::vector<LateWord>& later, long long tile,
+                  bool* lanes_agree) {
+  if (tile < 1 || static_cast<std::size_t>(tile) != now.size()) {
+    throw std::invalid_argument("look_back_probe: needs one state word for each tile before tile >= 1");
+  }
+  for (const LateWord& w : later) {
+    if (w.tile < 0 || w.tile >= tile) throw std::invalid_argument("look_back_probe: a late word past the tiles");
+  }
+  cudalab::DeviceBuffer<unsigned long long> state(now.size());
+  cudalab::DeviceBuffer<LateWord> late(std::max<std::size_t>(later.size(), 1));
+  cudalab::DeviceBuffer<T> result(1);
+  cudalab::DeviceBuffer<int> agree(1);
+  CUDA_CHECK(cudaMemcpy(state.data(), now.data(), now.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+  if (!later.empty()) {
+    CUDA_CHECK(cudaMemcpy(late.data(), later.data(), later.size() * sizeof(LateWord), cudaMemcpyHostToDevice));
+  }
+  look_back_probe_kernel<T><<<1, 64>>>(state.data(), tile, late.data(), static_cast<int>(later.size()), result.data(),
+                                       agree.data());
+  CUDA_CHECK_LAUNCH("look_back_probe");
+  CUDA_CHECK(cudaDeviceSynchronize());
+  T got{};
+  int same = 0;
+  CUDA_CHECK(cudaMemcpy(&got, result.data(), sizeof(T), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&same, agree.data(), sizeof(int), cudaMemcpyDeviceToHost));
+  if (lanes_agree) *lanes_agree = same != 0;
+  return got;
 }
 
 namespace compaction {
@@ -631,5 +687,8 @@ template class Workspace<int>;
 template class Workspace<float>;
 template int scan<int>(Variant, Kind, const int*, int*, std::size_t, Workspace<int>&, cudaStream_t);
 template int scan<float>(Variant, Kind, const float*, float*, std::size_t, Workspace<float>&, cudaStream_t);
+template int look_back_probe<int>(const std::vector<unsigned long long>&, const std::vector<LateWord>&, long long, bool*);
+template float look_back_probe<float>(const std::vector<unsigned long long>&, const std::vector<LateWord>&, long long,
+                                      bool*);
 
 }  // namespace scan

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "common/cub_call.hpp"
 #include "common/device_buffer.hpp"
@@ -51,6 +52,23 @@ class Workspace {
 // T is int (wrapping, as unsigned arithmetic) or float.
 template <typename T>
 int scan(Variant v, Kind kind, const T* in, T* out, std::size_t n, Workspace<T>& ws, cudaStream_t stream = nullptr);
+
+// The look-back alone, for its tests: a tile's state word is flag << 32 | the value's 32 bits
+// (flag 0: not yet published, kLookBackAggregate: the tile's own total, kLookBackPrefix: the sum
+// of every tile up to and including it). look_back_probe puts `now` (one word per tile before
+// `tile`) in device memory and runs the look-back of tile `tile` in one warp, while a second warp
+// of the same block waits until the look-back has started, waits about 20 us more, then publishes
+// each `later` word (tile index, word) in order. Returns what the look-back gave lane 0 and, in
+// *lanes_agree, whether all 32 lanes gave the same. Any consistent set of states has one answer:
+// the sum of the tiles' totals before `tile`.
+inline constexpr unsigned long long kLookBackAggregate = 1, kLookBackPrefix = 2;
+struct LateWord {
+  long long tile;
+  unsigned long long word;
+};
+template <typename T>
+T look_back_probe(const std::vector<unsigned long long>& now, const std::vector<LateWord>& later, long long tile,
+                  bool* lanes_agree);
 
 // cub::DeviceScan::InclusiveSum / ExclusiveSum, for comparison.
 template <typename T>

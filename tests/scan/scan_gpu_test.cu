@@ -97,7 +97,7 @@ std::string param_name(const ::testing::TestParamInfo<std::tuple<Variant, std::s
 // 4096 the look-back has nothing to look back at, so a stubbed look-back is right there, and at
 // two tiles (4097) it looks back at tile 0 alone, whose prefix a body that reads the tile before
 // without waiting finds whenever tile 0 publishes first (a race): the look-back's task is graded
-// from 25 tiles up.
+// from many tiles and from ScanLookBack below.
 INSTANTIATE_TEST_SUITE_P(
     Variants, ScanSizes,
     ::testing::Combine(::testing::ValuesIn(scan::all_variants()),
@@ -106,6 +106,102 @@ INSTANTIATE_TEST_SUITE_P(
                                          std::size_t{2047}, std::size_t{4095}, std::size_t{4097}, std::size_t{100003},
                                          std::size_t{512 * 512 + 1}, (std::size_t{1} << 22) + 5)),
     param_name);
+
+// The look-back alone (scan::look_back_probe), on tile states laid out by hand: windows of 32
+// aggregates before the nearest prefix, prefixes past the nearest that must not be added again,
+// and tiles not yet published that a second warp publishes while the look-back waits. Every
+// consistent set of states has one answer, the sum of the totals before the tile, whatever the
+// look-back reads first. Totals are whole numbers (exact as floats too), drawn from the run's seed.
+template <typename T>
+struct Tiles {
+  std::vector<T> total;  // each tile's own total
+  std::vector<T> upto;   // each tile's inclusive prefix
+  explicit Tiles(long long count, std::uint64_t local) {
+    const std::vector<int> drawn = cudalab::random_vector<int>(count, cudalab::testing::seed(local), 1, 1000);
+    T sum = T(0);
+    for (int x : drawn) {
+      total.push_back(static_cast<T>(x));
+      sum += static_cast<T>(x);
+      upto.push_back(sum);
+    }
+  }
+  static unsigned long long word(unsigned long long flag, T value) {
+    unsigned bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return flag << 32 | bits;
+  }
+  unsigned long long aggregate(long long j) const { return word(scan::kLookBackAggregate, total[j]); }
+  unsigned long long prefix(long long j) const { return word(scan::kLookBackPrefix, upto[j]); }
+  // tiles 0 .. tile-1: prefixes at `prefixes` (and tile 0, which always publishes one), the rest aggregates
+  std::vector<unsigned long long> states(long long tile, const std::vector<long long>& prefixes) const {
+    std::vector<unsigned long long> s;
+    for (long long j = 0; j < tile; ++j) s.push_back(j == 0 ? prefix(0) : aggregate(j));
+    for (long long j : prefixes) s[j] = prefix(j);
+    return s;
+  }
+};
+
+template <typename T>
+void expect_look_back(const std::vector<unsigned long long>& now, const std::vector<scan::LateWord>& later,
+                      long long tile, T want, const std::string& what) {
+  bool agree = false;
+  const T got = scan::look_back_probe<T>(now, later, tile, &agree);
+  EXPECT_EQ(got, want) << what;
+  EXPECT_TRUE(agree) << what << ": the lanes of the warp returned different sums";
+}
+
+template <typename T>
+void nearest_prefix_cases() {
+  const Tiles<T> t(80, 11);
+  // one tile back: tile 0's prefix
+  expect_look_back<T>(t.states(1, {}), {}, 1, t.upto[0], "tile 1");
+  // 32 aggregates (tiles 32 .. 1), then tile 0's prefix in the second window
+  expect_look_back<T>(t.states(33, {}), {}, 33, t.upto[32], "tile 33, prefix only at tile 0");
+  // a window of aggregates (tiles 69 .. 38), then the prefix at tile 20 (lane 17 of the second)
+  expect_look_back<T>(t.states(70, {20}), {}, 70, t.upto[69], "tile 70, nearest prefix at tile 20");
+  // prefixes at 10, 25 and 30 in the first window: the sum stops at 30
+  expect_look_back<T>(t.states(40, {10, 25, 30}), {}, 40, t.upto[39], "tile 40, prefixes at 10, 25, 30");
+  // the tile just before is a prefix: nothing else is added
+  expect_look_back<T>(t.states(64, {5, 62, 63}), {}, 64, t.upto[63], "tile 64, prefix at 63");
+}
+
+template <typename T>
+void late_cases() {
+  const Tiles<T> t(80, 13);
+  // tiles 45 and 48 not yet published (their aggregates come later), prefix at 10
+  {
+    std::vector<unsigned long long> now = t.states(50, {10});
+    now[45] = now[48] = 0;
+    expect_look_back<T>(now, {{48, t.aggregate(48)}, {45, t.aggregate(45)}}, 50, t.upto[49],
+                        "tile 50, tiles 45 and 48 published late");
+  }
+  // the second window waits too: tile 15 comes later as a prefix, tile 3 as an aggregate
+  {
+    std::vector<unsigned long long> now = t.states(60, {});
+    now[15] = now[3] = 0;
+    expect_look_back<T>(now, {{15, t.prefix(15)}, {3, t.aggregate(3)}}, 60, t.upto[59],
+                        "tile 60, tiles 3 and 15 published late");
+  }
+  // the tile just before is published late, first as its aggregate, then as its prefix
+  {
+    std::vector<unsigned long long> now = t.states(40, {20});
+    now[39] = 0;
+    expect_look_back<T>(now, {{39, t.aggregate(39)}, {39, t.prefix(39)}}, 40, t.upto[39],
+                        "tile 40, tile 39 published late");
+  }
+}
+
+TEST(ScanLookBack, NearestPrefixPastWindowsOfAggregates) {
+  CUDALAB_REQUIRE_GPU();
+  nearest_prefix_cases<int>();
+  nearest_prefix_cases<float>();
+}
+
+TEST(ScanLookBack, WaitsForTilesNotYetPublished) {
+  CUDALAB_REQUIRE_GPU();
+  late_cases<int>();
+  late_cases<float>();
+}
 
 TEST(ScanGpu, CubBaselinePassesTheSameCheck) {
   CUDALAB_REQUIRE_GPU();
