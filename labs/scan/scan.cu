@@ -595,22 +595,15 @@ T look_back_probe(const std::vector<unsigned long long>& now, const std::vector<
   for (const LateWord& w : later) {
     if (w.tile < 0 || w.tile >= tile) throw std::invalid_argument("look_back_probe: a late word past the tiles");
   }
-  cudalab::DeviceBuffer<unsigned long long> state(now.size());
-  cudalab::DeviceBuffer<LateWord> late(std::max<std::size_t>(later.size(), 1));
+  cudalab::DeviceBuffer<unsigned long long> state(now);
+  const cudalab::DeviceBuffer<LateWord> late(later);
   cudalab::DeviceBuffer<T> result(1);
   cudalab::DeviceBuffer<int> agree(1);
-  CUDA_CHECK(cudaMemcpy(state.data(), now.data(), now.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));
-  if (!later.empty()) {
-    CUDA_CHECK(cudaMemcpy(late.data(), later.data(), later.size() * sizeof(LateWord), cudaMemcpyHostToDevice));
-  }
   look_back_probe_kernel<T><<<1, 64>>>(state.data(), tile, late.data(), static_cast<int>(later.size()), result.data(),
                                        agree.data());
   CUDA_CHECK_LAUNCH("look_back_probe");
-  CUDA_CHECK(cudaDeviceSynchronize());
-  T got{};
-  int same = 0;
-  CUDA_CHECK(cudaMemcpy(&got, result.data(), sizeof(T), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(&same, agree.data(), sizeof(int), cudaMemcpyDeviceToHost));
+  const T got = result.download()[0];
+  const int same = agree.download()[0];
   if (lanes_agree) *lanes_agree = same != 0;
   return got;
 }
