@@ -530,7 +530,9 @@ int scan_levels(const Row<T>& row, bool exclusive, const T* in, T* out, std::siz
 
 // look_back_probe's kernel: warp 0 looks back from `tile` over `state`; warp 1 (lane 0) waits
 // for warp 0 to start, then about 20 us, then publishes the late words one by one. The two are
-// warps of one block, so each runs while the other waits.
+// warps of one block, so each runs while the other waits. The start flag is written and read
+// with read-modify-write atomics: racecheck counts a relaxed load and store of shared memory
+// from two warps with no barrier between them as a race, an atomic RMW as none.
 template <typename T>
 __global__ void look_back_probe_kernel(unsigned long long* state, long long tile, const LateWord* later, int n_later,
                                        T* result, int* agree) {
@@ -538,7 +540,7 @@ __global__ void look_back_probe_kernel(unsigned long long* state, long long tile
   if (threadIdx.x == 0) started = 0;
   __syncthreads();
   if (threadIdx.x < 32) {
-    if (threadIdx.x == 0) cuda::atomic_ref<int, cuda::thread_scope_block>(started).store(1, cuda::memory_order_relaxed);
+    if (threadIdx.x == 0) atomicExch(&started, 1);
     const T got = look_back<T>(state, tile);
     const T first = __shfl_sync(0xffffffffu, got, 0);
     const bool same = __all_sync(0xffffffffu, got == first);
@@ -547,7 +549,7 @@ __global__ void look_back_probe_kernel(unsigned long long* state, long long tile
       *agree = same;
     }
   } else if (threadIdx.x == 32) {
-    while (cuda::atomic_ref<int, cuda::thread_scope_block>(started).load(cuda::memory_order_relaxed) == 0) {
+    while (atomicAdd(&started, 0) == 0) {
     }
     const long long t0 = clock64();
     while (clock64() - t0 < 40000) __nanosleep(1000);  // about 20 us at 2 GHz
