@@ -151,7 +151,8 @@ def run_logged(cmd, log, cwd=None, timeout=None):
 
 def main():
     ap = script_cli.Parser(prog=PROG, description="A/B of source changes: a lab from this tree and from each patch, "
-                                                  "tested, then timed in interleaved rounds.")
+                                                  "tested, then timed in interleaved rounds.",
+                           verbatim=("--args", "--cmake-args"))
     ap.add_argument("--lab", required=True)
     ap.add_argument("--patch", action="append", default=[], help="a patch of this tree: one arm each (repeatable)")
     ap.add_argument("--args", action="append", default=[],
@@ -164,18 +165,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=300,
                     help="seconds each test binary and each timed run may take; past it the arm is failed (a hang "
                          "of one patch never holds the others)")
-    # --args "--section decode": a value that starts with "-" is taken as the next option by
-    # argparse unless joined to its flag with "="; these two flags always take the next word.
-    argv, i = [], 0
-    raw = sys.argv[1:]
-    while i < len(raw):
-        if raw[i] in ("--args", "--cmake-args") and i + 1 < len(raw):
-            argv.append(f"{raw[i]}={raw[i + 1]}")
-            i += 2
-        else:
-            argv.append(raw[i])
-            i += 1
-    args = ap.parse_args(argv)
+    args = ap.parse_args()
     names = [lab["name"] for lab in lab_manifest.load()]
     if args.lab not in names:
         fail(2, f"--lab: not a lab: {args.lab} (one of {', '.join(names)})")

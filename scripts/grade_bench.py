@@ -184,7 +184,8 @@ def grade(batch, out, base, per_gpu, common):
 
 
 def main():
-    ap = script_cli.Parser(prog="grade_bench", description="Grading throughput, and scores unchanged by concurrency.")
+    ap = script_cli.Parser(prog="grade_bench", description="Grading throughput, and scores unchanged by concurrency.",
+                           verbatim=("--cmake-args",))
     ap.add_argument("--out", required=True)
     ap.add_argument("--copies", type=int, default=4)
     ap.add_argument("--per-gpu", type=int, default=4)

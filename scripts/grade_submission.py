@@ -110,7 +110,7 @@ def fail(code, message):
 
 def parse_args():
     ap = script_cli.Parser(prog="grade_submission", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=argparse.RawDescriptionHelpFormatter, verbatim=("--cmake-args",))
     ap.add_argument("submission", nargs="?")
     ap.add_argument("--prepare-base", default=None)
     ap.add_argument("--base", default=None)
