@@ -243,10 +243,6 @@ __global__ void __launch_bounds__(B) warp_shuffle_tiles(const T* in, T* out, std
 constexpr unsigned long long kAggregate = kLookBackAggregate, kPrefix = kLookBackPrefix;
 
 template <typename T>
-__device__ __forceinline__ unsigned long long pack(unsigned long long flag, T value) {
-  return flag << 32 | __builtin_bit_cast(unsigned, value);
-}
-template <typename T>
 __device__ __forceinline__ T value_of(unsigned long long word) {
   return __builtin_bit_cast(T, static_cast<unsigned>(word));
 }
@@ -271,7 +267,8 @@ __device__ T look_back(unsigned long long* state, long long tile) {
   long long end = tile - 1;
   for (;;) {
     const long long j = end - lane;
-    unsigned long long word = j >= 0 ? StateRef(state[j]).load(cuda::memory_order_relaxed) : pack(kPrefix, T(0));
+    unsigned long long word =
+        j >= 0 ? StateRef(state[j]).load(cuda::memory_order_relaxed) : look_back_word(kPrefix, T(0));
     while (__any_sync(0xffffffffu, (word >> 32) == 0)) {
       if ((word >> 32) == 0) word = StateRef(state[j]).load(cuda::memory_order_relaxed);
     }
@@ -309,14 +306,14 @@ __device__ __forceinline__ T tile_prefix(unsigned long long* state, long long ti
   if (threadIdx.x < 32) {
     if (tile == 0) {
       if (threadIdx.x == 0) {
-        StateRef(state[0]).store(pack(kPrefix, total), cuda::memory_order_relaxed);
+        StateRef(state[0]).store(look_back_word(kPrefix, total), cuda::memory_order_relaxed);
         s_prefix = T(0);
       }
     } else {
-      if (threadIdx.x == 0) StateRef(state[tile]).store(pack(kAggregate, total), cuda::memory_order_relaxed);
+      if (threadIdx.x == 0) StateRef(state[tile]).store(look_back_word(kAggregate, total), cuda::memory_order_relaxed);
       const T before = look_back<T>(state, tile);
       if (threadIdx.x == 0) {
-        StateRef(state[tile]).store(pack(kPrefix, plus(before, total)), cuda::memory_order_relaxed);
+        StateRef(state[tile]).store(look_back_word(kPrefix, plus(before, total)), cuda::memory_order_relaxed);
         s_prefix = before;
       }
     }

@@ -11,6 +11,7 @@
 
 #include "common/cub_call.hpp"
 #include "common/device_buffer.hpp"
+#include "common/math.hpp"
 #include "common/variants.hpp"
 
 namespace scan {
@@ -62,6 +63,12 @@ int scan(Variant v, Kind kind, const T* in, T* out, std::size_t n, Workspace<T>&
 // *lanes_agree, whether all 32 lanes gave the same. Any consistent set of states has one answer:
 // the sum of the tiles' totals before `tile`.
 inline constexpr unsigned long long kLookBackAggregate = 1, kLookBackPrefix = 2;
+// A tile's state word, as the scan's blocks publish it and the look-back reads it.
+template <typename T>
+CUDALAB_HD inline unsigned long long look_back_word(unsigned long long flag, T value) {
+  static_assert(sizeof(T) == 4, "a tile's value is the low 32 bits of its word");
+  return flag << 32 | __builtin_bit_cast(unsigned, value);
+}
 struct LateWord {
   long long tile;
   unsigned long long word;

@@ -125,13 +125,8 @@ struct Tiles {
       upto.push_back(sum);
     }
   }
-  static unsigned long long word(unsigned long long flag, T value) {
-    unsigned bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return flag << 32 | bits;
-  }
-  unsigned long long aggregate(long long j) const { return word(scan::kLookBackAggregate, total[j]); }
-  unsigned long long prefix(long long j) const { return word(scan::kLookBackPrefix, upto[j]); }
+  unsigned long long aggregate(long long j) const { return scan::look_back_word(scan::kLookBackAggregate, total[j]); }
+  unsigned long long prefix(long long j) const { return scan::look_back_word(scan::kLookBackPrefix, upto[j]); }
   // tiles 0 .. tile-1: prefixes at `prefixes` (and tile 0, which always publishes one), the rest aggregates
   std::vector<unsigned long long> states(long long tile, const std::vector<long long>& prefixes) const {
     std::vector<unsigned long long> s;
